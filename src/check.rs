@@ -1,0 +1,278 @@
+//! Deadlock checking: the options every engine takes and the [`Report`] every engine returns.
+//!
+//! The engines differ in how they explore; they agree on this vocabulary, so the CLI, the
+//! JSON output and the tests treat them alike.
+
+use crate::system::model::{Model, SystemOptions};
+use crate::system::{DeadKind, ModelError};
+use std::time::Duration;
+
+/// Which engine explores the model.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Engine {
+    /// Breadth-first search over global states: the oracle and the baseline.
+    #[default]
+    Explicit,
+}
+
+impl Engine {
+    /// The engine's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Explicit => "explicit",
+        }
+    }
+}
+
+/// Options of a deadlock check.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// The engine.
+    pub engine: Engine,
+    /// How the model becomes a component system.
+    pub system: SystemOptions,
+    /// Collect every dead state instead of stopping at the first deadlock.
+    pub all: bool,
+    /// Stop with an inconclusive verdict after storing this many states.
+    pub max_states: Option<u64>,
+    /// Stop with an inconclusive verdict after this much time.
+    pub time_limit: Option<Duration>,
+}
+
+impl CheckOptions {
+    /// Sets [`CheckOptions::all`].
+    pub fn all(mut self, all: bool) -> Self {
+        self.all = all;
+        self
+    }
+
+    /// Sets [`CheckOptions::max_states`].
+    pub fn max_states(mut self, n: u64) -> Self {
+        self.max_states = Some(n);
+        self
+    }
+
+    /// Sets [`CheckOptions::time_limit`].
+    pub fn time_limit(mut self, d: Duration) -> Self {
+        self.time_limit = Some(d);
+        self
+    }
+}
+
+/// The answer of a check.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Verdict {
+    /// A reachable dead state that is not final.
+    Deadlock,
+    /// No reachable deadlock (dead final states, i.e. terminations, are fine).
+    NoDeadlock,
+    /// A reachable fault state (failed assertion, run-time error of a program).
+    Fault,
+    /// A limit was reached before the question was decided.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The verdict's name in reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Deadlock => "deadlock",
+            Verdict::NoDeadlock => "no-deadlock",
+            Verdict::Fault => "fault",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// The process exit status scripts rely on: 0 no deadlock, 1 deadlock or fault,
+    /// 3 inconclusive.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::NoDeadlock => 0,
+            Verdict::Deadlock | Verdict::Fault => 1,
+            Verdict::Inconclusive => 3,
+        }
+    }
+}
+
+/// One step of a witness.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct WitnessStep {
+    /// The action's name (a transition name, a program statement).
+    pub action: String,
+    /// The component executing it (a process), if the model has owners.
+    pub owner: Option<String>,
+}
+
+/// A firing sequence from the initial state.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Witness {
+    /// The steps, in order.
+    pub steps: Vec<WitnessStep>,
+}
+
+impl Witness {
+    /// The action names, in order.
+    pub fn actions(&self) -> Vec<&str> {
+        self.steps.iter().map(|s| s.action.as_str()).collect()
+    }
+}
+
+/// What kind of bad (or final) state was found.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub enum FindingKind {
+    /// A dead state that is not final.
+    Deadlock,
+    /// A dead final state.
+    Termination,
+    /// A fault state.
+    Fault,
+}
+
+impl From<DeadKind> for FindingKind {
+    fn from(k: DeadKind) -> Self {
+        match k {
+            DeadKind::Deadlock => FindingKind::Deadlock,
+            DeadKind::Termination => FindingKind::Termination,
+        }
+    }
+}
+
+impl FindingKind {
+    /// The kind's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::Deadlock => "deadlock",
+            FindingKind::Termination => "termination",
+            FindingKind::Fault => "fault",
+        }
+    }
+}
+
+/// A dead or faulty state, with how to reach it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Finding {
+    /// Deadlock, termination or fault.
+    pub kind: FindingKind,
+    /// The state, readable (for nets: the marked places).
+    pub state: String,
+    /// For faults: what failed.
+    pub message: Option<String>,
+    /// A firing sequence reaching the state (the shortest, for the explicit engine).
+    pub witness: Witness,
+}
+
+/// Counters and resources of a run. Every engine fills the common fields and adds its own
+/// named counters.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Stats {
+    /// Wall-clock time of the exploration, in seconds.
+    pub seconds: f64,
+    /// Peak resident memory of the process, in bytes (0 where the OS does not say).
+    pub peak_rss_bytes: u64,
+    /// Engine-specific counters, in a fixed order (`states`, `edges`, …).
+    pub counters: Vec<(&'static str, u64)>,
+}
+
+impl Stats {
+    /// The counter called `name`, if the engine reports it.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.counters.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}
+
+/// The result of a check.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Report {
+    /// The answer.
+    pub verdict: Verdict,
+    /// The engine that produced it.
+    pub engine: &'static str,
+    /// Why the run was inconclusive, when it was.
+    pub inconclusive_reason: Option<String>,
+    /// The deadlocks and faults found (the first one only, unless `--all`), and with `--all`
+    /// the terminations too; sorted by kind, then in discovery order.
+    pub findings: Vec<Finding>,
+    /// Counters and resources.
+    pub stats: Stats,
+}
+
+impl Report {
+    /// The witness of the first deadlock or fault, if any.
+    pub fn witness(&self) -> Option<&Witness> {
+        self.findings
+            .iter()
+            .find(|f| f.kind != FindingKind::Termination)
+            .map(|f| &f.witness)
+    }
+
+    /// The findings of one kind.
+    pub fn findings_of(&self, kind: FindingKind) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(move |f| f.kind == kind)
+    }
+}
+
+/// Regular progress of a long run, for a progress line.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Seconds since the start.
+    pub seconds: f64,
+    /// Named counters (`states`, `frontier`, …).
+    pub counters: Vec<(&'static str, u64)>,
+}
+
+/// Receives progress reports from an engine, a few times a second at most.
+pub trait Observer {
+    /// Called with the engine's current counters.
+    fn progress(&mut self, p: &Progress);
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+
+impl Observer for Silent {
+    fn progress(&mut self, _p: &Progress) {}
+}
+
+/// Why a check could not run.
+#[derive(Debug)]
+pub enum CheckError {
+    /// The model's semantics cannot be honoured (e.g. a NUPN block contradicting the net).
+    Model(ModelError),
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::Model(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl From<ModelError> for CheckError {
+    fn from(e: ModelError) -> Self {
+        CheckError::Model(e)
+    }
+}
+
+/// Checks `model` for deadlocks with the engine of `opts`.
+pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) -> Result<Report, CheckError> {
+    let sys = model.system(&opts.system)?;
+    match opts.engine {
+        Engine::Explicit => Ok(crate::explicit::check(&*sys, opts, observer)?),
+    }
+}
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`), 0 if unknown.
+pub fn peak_rss_bytes() -> u64 {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return 0;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}

@@ -1,0 +1,261 @@
+//! A compact store of global states: every state is kept once, bit-packed, in one arena,
+//! and a hash table of state ids finds it again.
+//!
+//! Each component gets a field of `bits[c]` bits (a power of two, from 1 up to 32) in a
+//! state's words; a 1-safe net needs one bit per place. When a value does not fit its
+//! field, the field is widened and the whole arena is repacked. Values grow early in a
+//! search, when the arena is small, so repacking costs little in practice; it is counted.
+//!
+//! # Invariants
+//! - `data.len() == len() * words`; state `i` occupies `data[i*words .. (i+1)*words]`.
+//! - The table holds every id `0..len()` exactly once, hashed by the state's packed words.
+
+use crate::system::Local;
+use hashbrown::HashTable;
+use std::hash::{BuildHasher, Hasher};
+
+/// Fixed-seed hasher, so that runs are reproducible.
+#[derive(Clone, Copy, Default)]
+struct FixedState;
+
+impl BuildHasher for FixedState {
+    type Hasher = rustc_hash::FxHasher;
+    fn build_hasher(&self) -> Self::Hasher {
+        rustc_hash::FxHasher::default()
+    }
+}
+
+fn hash_words(words: &[u64]) -> u64 {
+    let mut h = FixedState.build_hasher();
+    for w in words {
+        h.write_u64(*w);
+    }
+    h.finish()
+}
+
+/// Where each component's field lives in a packed state.
+#[derive(Clone, Debug)]
+struct Layout {
+    bits: Vec<u8>,
+    /// Bit offset of each field; fields never straddle a word (widths are powers of two).
+    offset: Vec<u32>,
+    words: usize,
+}
+
+impl Layout {
+    fn new(bits: Vec<u8>) -> Layout {
+        // Place wide fields first so that no field crosses a 64-bit boundary: with
+        // power-of-two widths sorted decreasingly, every offset is a multiple of the width.
+        let mut order: Vec<usize> = (0..bits.len()).collect();
+        order.sort_by_key(|&c| std::cmp::Reverse(bits[c]));
+        let mut offset = vec![0u32; bits.len()];
+        let mut at = 0u32;
+        for c in order {
+            offset[c] = at;
+            at += bits[c] as u32;
+        }
+        let words = (at as usize).div_ceil(64).max(1);
+        Layout { bits, offset, words }
+    }
+
+    fn pack(&self, state: &[Local], out: &mut [u64]) {
+        out.fill(0);
+        for (c, l) in state.iter().enumerate() {
+            let off = self.offset[c] as usize;
+            out[off / 64] |= (l.0 as u64) << (off % 64);
+        }
+    }
+
+    fn unpack(&self, words: &[u64], out: &mut Vec<Local>) {
+        out.clear();
+        for c in 0..self.bits.len() {
+            let off = self.offset[c] as usize;
+            let mask = if self.bits[c] == 64 {
+                u64::MAX
+            } else {
+                (1u64 << self.bits[c]) - 1
+            };
+            out.push(Local(((words[off / 64] >> (off % 64)) & mask) as u32));
+        }
+    }
+
+    fn fits(&self, state: &[Local]) -> bool {
+        state
+            .iter()
+            .zip(&self.bits)
+            .all(|(l, &b)| b >= 32 || l.0 >> b == 0)
+    }
+}
+
+fn bits_for(v: u32) -> u8 {
+    let need = (32 - v.leading_zeros()).max(1) as u8;
+    need.next_power_of_two()
+}
+
+/// The store.
+pub struct StateStore {
+    layout: Layout,
+    data: Vec<u64>,
+    table: HashTable<u32>,
+    scratch: Vec<u64>,
+    repacks: u64,
+}
+
+impl StateStore {
+    /// An empty store for states of `components` components.
+    pub fn new(components: usize) -> StateStore {
+        let layout = Layout::new(vec![1; components]);
+        let words = layout.words;
+        StateStore {
+            layout,
+            data: Vec::new(),
+            table: HashTable::new(),
+            scratch: vec![0; words],
+            repacks: 0,
+        }
+    }
+
+    /// Number of states stored.
+    pub fn len(&self) -> usize {
+        self.data.len() / self.layout.words
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Inserts `state` unless present; returns its id and whether it is new.
+    pub fn insert(&mut self, state: &[Local]) -> (u32, bool) {
+        debug_assert_eq!(state.len(), self.layout.bits.len());
+        if !self.layout.fits(state) {
+            self.widen(state);
+        }
+        let words = self.layout.words;
+        self.layout.pack(state, &mut self.scratch);
+        let hash = hash_words(&self.scratch);
+        let data = &self.data;
+        let scratch = &self.scratch;
+        if let Some(&id) = self.table.find(hash, |&id| {
+            &data[id as usize * words..(id as usize + 1) * words] == scratch.as_slice()
+        }) {
+            return (id, false);
+        }
+        let id = u32::try_from(self.len()).expect("[qpor internal bug] more than 2^32 states");
+        self.data.extend_from_slice(&self.scratch);
+        let data = &self.data;
+        self.table.insert_unique(hash, id, |&i| {
+            hash_words(&data[i as usize * words..(i as usize + 1) * words])
+        });
+        (id, true)
+    }
+
+    /// Writes state `id` into `out`.
+    pub fn get(&self, id: u32, out: &mut Vec<Local>) {
+        let w = self.layout.words;
+        self.layout
+            .unpack(&self.data[id as usize * w..(id as usize + 1) * w], out);
+    }
+
+    /// Bytes used per stored state: the packed words plus the table's share.
+    pub fn bytes_per_state(&self) -> f64 {
+        let n = self.len().max(1) as f64;
+        let table = self.table.capacity() as f64 * (std::mem::size_of::<u32>() as f64 + 1.0);
+        (self.data.capacity() as f64 * 8.0 + table) / n
+    }
+
+    /// Number of times the arena was repacked because a value outgrew its field.
+    pub fn repacks(&self) -> u64 {
+        self.repacks
+    }
+
+    /// Bits per packed state.
+    pub fn bits_per_state(&self) -> u32 {
+        self.layout.bits.iter().map(|&b| b as u32).sum()
+    }
+
+    fn widen(&mut self, state: &[Local]) {
+        let mut bits = self.layout.bits.clone();
+        for (c, l) in state.iter().enumerate() {
+            bits[c] = bits[c].max(bits_for(l.0));
+        }
+        let new = Layout::new(bits);
+        let old = std::mem::replace(&mut self.layout, new);
+        let n = self.data.len() / old.words;
+        let mut data = Vec::with_capacity(n * self.layout.words);
+        let mut buf = Vec::with_capacity(state.len());
+        let mut packed = vec![0u64; self.layout.words];
+        for i in 0..n {
+            old.unpack(&self.data[i * old.words..(i + 1) * old.words], &mut buf);
+            self.layout.pack(&buf, &mut packed);
+            data.extend_from_slice(&packed);
+        }
+        self.data = data;
+        self.scratch = vec![0; self.layout.words];
+        let words = self.layout.words;
+        let mut table = HashTable::with_capacity(n);
+        for i in 0..n {
+            let h = hash_words(&self.data[i * words..(i + 1) * words]);
+            let data = &self.data;
+            table.insert_unique(h, i as u32, |&j| {
+                hash_words(&data[j as usize * words..(j as usize + 1) * words])
+            });
+        }
+        self.table = table;
+        self.repacks += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(v: &[u32]) -> Vec<Local> {
+        v.iter().map(|&x| Local(x)).collect()
+    }
+
+    #[test]
+    fn stores_each_state_once_and_gives_it_back() {
+        let mut s = StateStore::new(3);
+        assert_eq!(s.insert(&st(&[0, 1, 0])), (0, true));
+        assert_eq!(s.insert(&st(&[1, 1, 0])), (1, true));
+        assert_eq!(s.insert(&st(&[0, 1, 0])), (0, false));
+        let mut out = Vec::new();
+        s.get(1, &mut out);
+        assert_eq!(out, st(&[1, 1, 0]));
+        assert_eq!(s.bits_per_state(), 3);
+    }
+
+    #[test]
+    fn widening_keeps_every_state() {
+        let mut s = StateStore::new(70);
+        let mut all = Vec::new();
+        for i in 0..200u32 {
+            let v: Vec<u32> = (0..70u32).map(|c| (i * 7 + c) % 2).collect();
+            all.push(v);
+        }
+        all.sort();
+        all.dedup();
+        for v in &all {
+            s.insert(&st(v));
+        }
+        let big = st(&(0..70u32)
+            .map(|c| if c == 5 { 1_000_000 } else { 3 })
+            .collect::<Vec<_>>());
+        let (id, new) = s.insert(&big);
+        assert!(new);
+        assert!(s.repacks() >= 1);
+        let mut out = Vec::new();
+        s.get(id, &mut out);
+        assert_eq!(out, big);
+        for (i, v) in all.iter().enumerate() {
+            assert_eq!(s.insert(&st(v)), (i as u32, false));
+            s.get(i as u32, &mut out);
+            assert_eq!(out, st(v));
+        }
+        let full = st(&[u32::MAX; 70]);
+        let (id, _) = s.insert(&full);
+        s.get(id, &mut out);
+        assert_eq!(out, full);
+    }
+}

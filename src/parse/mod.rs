@@ -1,0 +1,228 @@
+//! Readers of every input format (DESIGN.md §2). Each reader reports bad input as a
+//! [`ParseError`] carrying `file:line:col` and never panics.
+
+pub mod llnet;
+pub mod pnml;
+pub mod proc;
+
+use crate::system::model::Model;
+use std::fmt;
+use std::path::Path;
+
+/// The input formats qpor reads.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Format {
+    /// PNML place/transition nets (`.pnml`).
+    Pnml,
+    /// PEP low-level nets (`.ll_net`).
+    LlNet,
+    /// The process language (`.proc`).
+    Proc,
+}
+
+impl Format {
+    /// The format named by a file's extension, if qpor knows it.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        if name.ends_with(".pnml") || name.ends_with(".xml") {
+            Some(Format::Pnml)
+        } else if name.ends_with(".ll_net") || name.ends_with(".ll") {
+            Some(Format::LlNet)
+        } else if name.ends_with(".proc") {
+            Some(Format::Proc)
+        } else {
+            None
+        }
+    }
+
+    /// The format called `name` on the command line (`pnml`, `llnet`).
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name.to_ascii_lowercase().as_str() {
+            "pnml" => Some(Format::Pnml),
+            "llnet" | "ll_net" | "ll" | "pep" => Some(Format::LlNet),
+            "proc" => Some(Format::Proc),
+            _ => None,
+        }
+    }
+
+    /// The format's command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pnml => "pnml",
+            Format::LlNet => "llnet",
+            Format::Proc => "proc",
+        }
+    }
+}
+
+/// A position in an input file (1-based line and column, in characters).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Pos {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column, from 1.
+    pub col: usize,
+}
+
+/// Bad input: where and what was expected.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParseError {
+    /// The file, as the user named it.
+    pub file: String,
+    /// Where the problem is.
+    pub pos: Pos,
+    /// What is wrong or what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.pos.line, self.pos.col, self.message
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Why a model could not be loaded.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The file could not be read.
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The file's extension names no known format and none was given.
+    UnknownFormat(String),
+    /// The file is malformed.
+    Parse(ParseError),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Io { path, source } => write!(f, "{path}: cannot read: {source}"),
+            LoadError::UnknownFormat(path) => write!(
+                f,
+                "{path}: unknown format (expected a .pnml, .ll_net or .proc file; use --format to say which)"
+            ),
+            LoadError::Parse(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl From<ParseError> for LoadError {
+    fn from(e: ParseError) -> Self {
+        LoadError::Parse(e)
+    }
+}
+
+/// A model together with what the reader wants the user to know about it.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The model.
+    pub model: Model,
+    /// Warnings (`file:line:col: …`), e.g. "the file holds 3 nets; using the first".
+    pub warnings: Vec<String>,
+}
+
+/// Options of the readers.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// The format; `None` guesses from the extension.
+    pub format: Option<Format>,
+    /// Values of the program's parameters given on the command line (`-D N=5`).
+    pub defines: Vec<(String, i64)>,
+}
+
+/// Reads the model in `path`.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
+    let shown = path.display().to_string();
+    let format = opts
+        .format
+        .or_else(|| Format::from_path(path))
+        .ok_or_else(|| LoadError::UnknownFormat(shown.clone()))?;
+    let io = |source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    };
+    match format {
+        Format::Pnml => {
+            let file = std::fs::File::open(path).map_err(io)?;
+            let (net, warnings) = pnml::read(std::io::BufReader::new(file), &shown)?;
+            Ok(Loaded {
+                model: Model::Net(net),
+                warnings,
+            })
+        }
+        Format::LlNet => {
+            let text = std::fs::read_to_string(path).map_err(io)?;
+            let (net, warnings) = llnet::parse(&text, &shown)?;
+            Ok(Loaded {
+                model: Model::Net(net),
+                warnings,
+            })
+        }
+        Format::Proc => {
+            let text = std::fs::read_to_string(path).map_err(io)?;
+            let (program, warnings) = proc::parse(&text, &shown, &opts.defines)?;
+            Ok(Loaded {
+                model: Model::Program(program),
+                warnings,
+            })
+        }
+    }
+}
+
+/// Reads a model from text in memory (tests, and inputs that are not files).
+pub fn load_str(
+    text: &str,
+    file: &str,
+    format: Format,
+    defines: &[(String, i64)],
+) -> Result<Loaded, ParseError> {
+    match format {
+        Format::Pnml => {
+            let (net, warnings) = pnml::read(text.as_bytes(), file)?;
+            Ok(Loaded {
+                model: Model::Net(net),
+                warnings,
+            })
+        }
+        Format::LlNet => {
+            let (net, warnings) = llnet::parse(text, file)?;
+            Ok(Loaded {
+                model: Model::Net(net),
+                warnings,
+            })
+        }
+        Format::Proc => {
+            let (program, warnings) = proc::parse(text, file, defines)?;
+            Ok(Loaded {
+                model: Model::Program(program),
+                warnings,
+            })
+        }
+    }
+}
+
+/// The 1-based line and column of byte `offset` in `text` (columns count characters).
+pub fn pos_of_offset(text: &str, offset: usize) -> Pos {
+    let offset = offset.min(text.len());
+    let before = &text.as_bytes()[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    Pos { line, col }
+}

@@ -1,0 +1,224 @@
+//! The component-system IR: the one intermediate form every input is compiled to
+//! (DESIGN.md §1, "Component systems").
+//!
+//! A [`System`] is a finite set of *components*, each holding a *local state*, and a set of
+//! *actions*. An action touches a fixed set of components, is enabled by their local states
+//! alone and changes only them. Two actions are independent iff they touch disjoint
+//! components; this is the independence relation every engine of qpor relies on, so the
+//! touch set of an action is the only source of (in)dependence.
+//!
+//! Local states are opaque [`Local`] ids interpreted by the system: a token count for a
+//! place, the marked place of a NUPN unit, an interned (control point, locals) pair for a
+//! process. They are computed lazily when an action fires, never enumerated up front.
+//!
+//! # Invariants
+//! - An [`ActionId`] always touches the same components, listed sorted and without
+//!   repetition in [`Step::touched`].
+//! - [`System::fire`] reads and writes only the local states of the touched components: for
+//!   equal `before` slices it gives equal results, whatever the rest of the state is.
+//! - [`System::enabled_steps`] lists exactly the steps whose `fire` succeeds, in a
+//!   deterministic order.
+
+pub mod model;
+pub mod net;
+pub mod program;
+
+use smallvec::SmallVec;
+use std::fmt;
+
+/// Identifies a component of a system: a place, a NUPN unit, a process instance, a mutex, …
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct CompId(pub u32);
+
+impl CompId {
+    /// The id as an index into per-component tables.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The local state of one component, as an id only its system interprets.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+pub struct Local(pub u32);
+
+/// Identifies an action of a system (a transition of a net, a resolved statement of a
+/// process instance). The same id always touches the same components.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ActionId(pub u32);
+
+impl ActionId {
+    /// The id as an index into per-action tables.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The touch set of a step. Most actions touch few components, so it rarely allocates.
+pub type TouchSet = SmallVec<[CompId; 6]>;
+
+/// An action together with the components it touches, sorted ascending.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Step {
+    /// The action.
+    pub action: ActionId,
+    /// The components the action reads and writes, sorted, without repetition.
+    pub touched: TouchSet,
+}
+
+/// An error of the model itself, found while exploring it (the input was syntactically
+/// fine but its semantics cannot be honoured).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ModelError {
+    /// What went wrong, in words a user can act on.
+    pub message: String,
+}
+
+impl ModelError {
+    /// A model error with the given message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ModelError {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// A component system: the semantics every engine explores.
+///
+/// The methods take `&self`; systems that intern local states or actions lazily (the process
+/// language) use interior mutability for their tables.
+pub trait System {
+    /// Number of components; their ids are `0..num_components()`.
+    fn num_components(&self) -> usize;
+
+    /// Human-readable name of a component (a place name, `unit u3`, `writer[2]`, `m[1]`).
+    fn component_name(&self, c: CompId) -> String;
+
+    /// What kind of component this is (`place`, `unit`, `process`, `mutex`, …), for reports.
+    fn component_kind(&self, c: CompId) -> &'static str;
+
+    /// The initial local state of every component, indexed by [`CompId`].
+    fn initial_state(&self) -> Vec<Local>;
+
+    /// Appends to `out` every step enabled at the global state `state`, in a deterministic
+    /// order. `out` is not cleared.
+    fn enabled_steps(&self, state: &[Local], out: &mut Vec<Step>);
+
+    /// Appends to `out` the steps enabled at `state` that touch component `c`. Engines use
+    /// this to find what a new event may have enabled; systems override it with an index.
+    fn enabled_steps_touching(&self, state: &[Local], c: CompId, out: &mut Vec<Step>) {
+        let start = out.len();
+        self.enabled_steps(state, out);
+        let mut kept = start;
+        for i in start..out.len() {
+            if out[i].touched.contains(&c) {
+                out.swap(kept, i);
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+
+    /// Fires `step` on the local states `before` of its touched components (parallel to
+    /// `step.touched`), writing their new local states into `after`. Returns `Ok(false)`,
+    /// leaving `after` unspecified, when the step is not enabled at `before`.
+    fn fire(&self, step: &Step, before: &[Local], after: &mut [Local]) -> Result<bool, ModelError>;
+
+    /// Human-readable name of an action, as it appears in witnesses.
+    fn action_name(&self, a: ActionId) -> String;
+
+    /// The component that "owns" an action (the process executing it), if the system has
+    /// such a notion; witnesses group steps by owner.
+    fn action_owner(&self, _a: ActionId) -> Option<CompId> {
+        None
+    }
+
+    /// Human-readable value of a local state.
+    fn local_name(&self, c: CompId, l: Local) -> String;
+
+    /// A global state in words, for reports: by default `component=value` for every
+    /// component; nets list their marked places.
+    fn describe_state(&self, state: &[Local]) -> String {
+        let parts: Vec<String> = state
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let c = CompId(i as u32);
+                format!("{}={}", self.component_name(c), self.local_name(c, *l))
+            })
+            .collect();
+        parts.join(", ")
+    }
+
+    /// Whether the system declares final states at all (nets do not, programs do).
+    fn has_final_states(&self) -> bool {
+        false
+    }
+
+    /// Whether `l` is a final local state of `c`. A global state is final iff every
+    /// component is in a final local state; a dead final state is a termination, not a
+    /// deadlock.
+    fn is_final(&self, _c: CompId, _l: Local) -> bool {
+        false
+    }
+
+    /// If `l` is a fault state of `c` (a failed assertion, an index out of range), what the
+    /// fault is. Reaching a fault state is a verdict of its own.
+    fn fault(&self, _c: CompId, _l: Local) -> Option<String> {
+        None
+    }
+
+    /// The global successor of `state` by `step`, written into `next` (resized to fit).
+    /// Returns `Ok(false)` when the step is not enabled.
+    fn successor(&self, state: &[Local], step: &Step, next: &mut Vec<Local>) -> Result<bool, ModelError> {
+        let before: SmallVec<[Local; 8]> = step.touched.iter().map(|c| state[c.index()]).collect();
+        let mut after: SmallVec<[Local; 8]> = SmallVec::from_elem(Local(0), before.len());
+        if !self.fire(step, &before, &mut after)? {
+            return Ok(false);
+        }
+        next.clear();
+        next.extend_from_slice(state);
+        for (c, l) in step.touched.iter().zip(after.iter()) {
+            next[c.index()] = *l;
+        }
+        Ok(true)
+    }
+}
+
+/// How a dead state (no step enabled) is classified.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub enum DeadKind {
+    /// Not final: a deadlock.
+    Deadlock,
+    /// Every component final: normal termination.
+    Termination,
+}
+
+/// Classifies a dead global state of `sys`.
+pub fn classify_dead<S: System + ?Sized>(sys: &S, state: &[Local]) -> DeadKind {
+    if sys.has_final_states()
+        && state
+            .iter()
+            .enumerate()
+            .all(|(i, l)| sys.is_final(CompId(i as u32), *l))
+    {
+        DeadKind::Termination
+    } else {
+        DeadKind::Deadlock
+    }
+}
+
+/// The first fault found in a global state, as (component, message).
+pub fn find_fault<S: System + ?Sized>(sys: &S, state: &[Local]) -> Option<(CompId, String)> {
+    state
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| sys.fault(CompId(i as u32), *l).map(|m| (CompId(i as u32), m)))
+}
