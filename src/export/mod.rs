@@ -1,4 +1,5 @@
-//! Writers: nets (PNML, ll_net) and, later, DOT and JSON views of results.
+//! Writers: nets (PNML, ll_net) and reports (text, JSON).
 
 pub mod llnet;
 pub mod pnml;
+pub mod report;

@@ -45,3 +45,73 @@ impl Model {
         }
     }
 }
+
+/// Sizes and structural facts of a model, for `qpor info`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// `net` or `program`.
+    pub kind: &'static str,
+    /// The model's name, when it has one.
+    pub name: Option<String>,
+    /// For nets: places, transitions, arcs, the largest arc weight.
+    pub net: Option<NetInfo>,
+    /// The components of the component system, as (kind, name), in id order.
+    pub components: Vec<(&'static str, String)>,
+}
+
+/// Sizes of a net.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetInfo {
+    /// Number of places.
+    pub places: usize,
+    /// Number of transitions.
+    pub transitions: usize,
+    /// Number of arcs (input, output and read).
+    pub arcs: usize,
+    /// Number of read arcs among them.
+    pub read_arcs: usize,
+    /// The largest arc weight.
+    pub max_weight: u32,
+    /// Whether the initial marking puts at most one token on each place.
+    pub initially_one_bounded: bool,
+    /// Number of NUPN units (with or without places), if the file has a NUPN block.
+    pub nupn_units: Option<usize>,
+    /// The NUPN block's `safe` attribute.
+    pub nupn_safe: Option<bool>,
+}
+
+impl Model {
+    /// Sizes and structure of the model, with its components as `opts` cuts it.
+    pub fn info(&self, opts: &SystemOptions) -> Result<ModelInfo, ModelError> {
+        let sys = self.system(opts)?;
+        let components = (0..sys.num_components())
+            .map(|i| {
+                let c = super::CompId(i as u32);
+                (sys.component_kind(c), sys.component_name(c))
+            })
+            .collect();
+        Ok(match self {
+            Model::Net(net) => ModelInfo {
+                kind: "net",
+                name: net.name.clone(),
+                net: Some(NetInfo {
+                    places: net.places.len(),
+                    transitions: net.transitions.len(),
+                    arcs: net.num_arcs(),
+                    read_arcs: net.transitions.iter().map(|t| t.read.len()).sum(),
+                    max_weight: net.max_weight(),
+                    initially_one_bounded: net.initially_one_bounded(),
+                    nupn_units: net.nupn.as_ref().map(|n| n.units.len()),
+                    nupn_safe: net.nupn.as_ref().map(|n| n.safe),
+                }),
+                components,
+            },
+            Model::Program(_) => ModelInfo {
+                kind: "program",
+                name: None,
+                net: None,
+                components,
+            },
+        })
+    }
+}

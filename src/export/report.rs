@@ -1,0 +1,228 @@
+//! Rendering of check reports and model information: short human-readable text, and the
+//! stable JSON documented in the README ("JSON output").
+
+use crate::check::{Finding, FindingKind, Report, Stats, Verdict, Witness};
+use crate::system::model::ModelInfo;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+
+/// How much of a report the text shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TextOptions {
+    /// Show per-owner (per-process) traces and every dead state in full.
+    pub detailed_witness: bool,
+}
+
+/// The report as text for a terminal.
+pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
+    let mut s = String::new();
+    let headline = match report.verdict {
+        Verdict::Deadlock => "deadlock found",
+        Verdict::NoDeadlock => "no deadlock",
+        Verdict::Fault => "fault found",
+        Verdict::Inconclusive => "inconclusive",
+    };
+    let _ = writeln!(s, "{model}: {headline}");
+    if let Some(why) = &report.inconclusive_reason {
+        let _ = writeln!(s, "  stopped: {why}");
+    }
+    let bad: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind != FindingKind::Termination)
+        .collect();
+    let several = bad.len() > 1;
+    for (i, f) in bad.iter().enumerate() {
+        if several {
+            let _ = writeln!(s, "{} {} of {}:", f.kind.name(), i + 1, bad.len());
+        }
+        if let Some(m) = &f.message {
+            let _ = writeln!(s, "  fault: {m}");
+        }
+        let _ = writeln!(s, "  state: {}", f.state);
+        write_witness(&mut s, &f.witness, opts);
+    }
+    let terminations = report.findings_of(FindingKind::Termination).count();
+    if terminations > 0 {
+        let _ = writeln!(s, "  {terminations} terminal state(s) (every process finished)");
+    }
+    let _ = writeln!(s, "  {}", stats_text(report.engine, &report.stats));
+    s
+}
+
+fn write_witness(s: &mut String, w: &Witness, opts: TextOptions) {
+    if w.steps.is_empty() {
+        let _ = writeln!(s, "  witness: the initial state");
+        return;
+    }
+    let _ = writeln!(s, "  witness ({} steps):", w.steps.len());
+    for (i, step) in w.steps.iter().enumerate() {
+        match &step.owner {
+            Some(o) => {
+                let _ = writeln!(s, "    {:>3}. {o}: {}", i + 1, step.action);
+            }
+            None => {
+                let _ = writeln!(s, "    {:>3}. {}", i + 1, step.action);
+            }
+        }
+    }
+    if opts.detailed_witness && w.steps.iter().any(|st| st.owner.is_some()) {
+        let mut owners: Vec<&str> = Vec::new();
+        for st in &w.steps {
+            let o = st.owner.as_deref().unwrap_or("-");
+            if !owners.contains(&o) {
+                owners.push(o);
+            }
+        }
+        let _ = writeln!(s, "  per process:");
+        for o in owners {
+            let trace: Vec<&str> = w
+                .steps
+                .iter()
+                .filter(|st| st.owner.as_deref().unwrap_or("-") == o)
+                .map(|st| st.action.as_str())
+                .collect();
+            let _ = writeln!(s, "    {o}: {}", trace.join("; "));
+        }
+    }
+}
+
+/// One line of statistics: `explicit engine: 243 states, 1204 edges, 0.002 s, 3.1 MB`.
+pub fn stats_text(engine: &str, stats: &Stats) -> String {
+    let mut parts: Vec<String> = stats
+        .counters
+        .iter()
+        .map(|(name, v)| format!("{v} {}", name.replace('_', " ")))
+        .collect();
+    parts.push(format!("{:.3} s", stats.seconds));
+    if stats.peak_rss_bytes > 0 {
+        parts.push(format!("{:.1} MB peak", stats.peak_rss_bytes as f64 / 1e6));
+    }
+    format!("{engine} engine: {}", parts.join(", "))
+}
+
+fn witness_json(w: &Witness) -> Value {
+    Value::Array(w.steps.iter().map(|s| Value::String(s.action.clone())).collect())
+}
+
+fn finding_json(f: &Finding) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), json!(f.kind.name()));
+    m.insert("state".into(), json!(f.state));
+    if let Some(msg) = &f.message {
+        m.insert("message".into(), json!(msg));
+    }
+    m.insert("witness".into(), witness_json(&f.witness));
+    if f.witness.steps.iter().any(|s| s.owner.is_some()) {
+        m.insert(
+            "owners".into(),
+            Value::Array(
+                f.witness
+                    .steps
+                    .iter()
+                    .map(|s| s.owner.clone().map(Value::String).unwrap_or(Value::Null))
+                    .collect(),
+            ),
+        );
+    }
+    Value::Object(m)
+}
+
+/// The report as the documented JSON object.
+pub fn report_json(model: &str, report: &Report) -> Value {
+    let mut m = Map::new();
+    m.insert("model".into(), json!(model));
+    m.insert("verdict".into(), json!(report.verdict.name()));
+    m.insert("engine".into(), json!(report.engine));
+    if let Some(w) = report.witness() {
+        m.insert("witness".into(), witness_json(w));
+    }
+    if let Some(why) = &report.inconclusive_reason {
+        m.insert("inconclusive_reason".into(), json!(why));
+    }
+    m.insert(
+        "findings".into(),
+        Value::Array(report.findings.iter().map(finding_json).collect()),
+    );
+    m.insert("stats".into(), stats_json(&report.stats));
+    Value::Object(m)
+}
+
+/// The statistics as a JSON object: `seconds`, `peak_rss_bytes` and the engine's counters.
+pub fn stats_json(stats: &Stats) -> Value {
+    let mut m = Map::new();
+    for (name, v) in &stats.counters {
+        m.insert((*name).into(), json!(v));
+    }
+    m.insert("seconds".into(), json!(stats.seconds));
+    m.insert("peak_rss_bytes".into(), json!(stats.peak_rss_bytes));
+    Value::Object(m)
+}
+
+/// Model information as text.
+pub fn info_text(model: &str, info: &ModelInfo) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{model}: {}{}", info.kind, info.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default());
+    if let Some(n) = &info.net {
+        let _ = writeln!(s, "  places: {}", n.places);
+        let _ = writeln!(s, "  transitions: {}", n.transitions);
+        let _ = writeln!(s, "  arcs: {} ({} read arcs)", n.arcs, n.read_arcs);
+        let _ = writeln!(s, "  max arc weight: {}", n.max_weight);
+        let _ = writeln!(s, "  initial marking 1-bounded: {}", if n.initially_one_bounded { "yes" } else { "no" });
+        match (n.nupn_units, n.nupn_safe) {
+            (Some(u), safe) => {
+                let _ = writeln!(
+                    s,
+                    "  NUPN: {u} units{}",
+                    if safe == Some(true) { ", declared safe" } else { "" }
+                );
+            }
+            _ => {
+                let _ = writeln!(s, "  NUPN: none");
+            }
+        }
+    }
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for (k, _) in &info.components {
+        match kinds.iter_mut().find(|(kk, _)| kk == k) {
+            Some(e) => e.1 += 1,
+            None => kinds.push((k, 1)),
+        }
+    }
+    let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let _ = writeln!(s, "  components: {} ({})", info.components.len(), summary.join(", "));
+    if info.kind == "program" {
+        for (k, name) in &info.components {
+            let _ = writeln!(s, "    {k} {name}");
+        }
+    }
+    s
+}
+
+/// Model information as JSON.
+pub fn info_json(model: &str, info: &ModelInfo) -> Value {
+    let mut m = Map::new();
+    m.insert("model".into(), json!(model));
+    m.insert("kind".into(), json!(info.kind));
+    m.insert("name".into(), json!(info.name));
+    if let Some(n) = &info.net {
+        m.insert("places".into(), json!(n.places));
+        m.insert("transitions".into(), json!(n.transitions));
+        m.insert("arcs".into(), json!(n.arcs));
+        m.insert("read_arcs".into(), json!(n.read_arcs));
+        m.insert("max_arc_weight".into(), json!(n.max_weight));
+        m.insert("initially_one_bounded".into(), json!(n.initially_one_bounded));
+        m.insert("nupn".into(), json!(n.nupn_units.is_some()));
+        m.insert("nupn_units".into(), json!(n.nupn_units));
+    }
+    m.insert(
+        "components".into(),
+        Value::Array(
+            info.components
+                .iter()
+                .map(|(k, n)| json!({"kind": k, "name": n}))
+                .collect(),
+        ),
+    );
+    Value::Object(m)
+}
