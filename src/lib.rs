@@ -25,3 +25,4 @@ pub mod explicit;
 pub mod export;
 pub mod parse;
 pub mod system;
+pub mod unfold;

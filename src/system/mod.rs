@@ -131,6 +131,24 @@ pub trait System {
     /// leaving `after` unspecified, when the step is not enabled at `before`.
     fn fire(&self, step: &Step, before: &[Local], after: &mut [Local]) -> Result<bool, ModelError>;
 
+    /// Appends to `out` the steps *anchored* at component `c` that may be enabled in some
+    /// global state where `c` is in local state `l` (a superset is fine; each step is later
+    /// checked with [`System::fire`]). Every action must be anchored at one of the components
+    /// it touches (a net transition at its first input place, a program statement at its
+    /// process). Unfolding engines use this to find the conflicting extensions of a
+    /// configuration without a global state. Returns `false` if the system does not support
+    /// it (then such engines refuse the system).
+    fn anchored_steps(&self, _c: CompId, _l: Local, _out: &mut Vec<Step>) -> bool {
+        false
+    }
+
+    /// A quick necessary condition: whether local state `l` of `step.touched[index]`
+    /// allows `step` to be enabled. Engines use it to prune searches before calling
+    /// [`System::fire`]; the default allows everything.
+    fn may_enable(&self, _step: &Step, _index: usize, _l: Local) -> bool {
+        true
+    }
+
     /// Human-readable name of an action, as it appears in witnesses.
     fn action_name(&self, a: ActionId) -> String;
 

@@ -299,6 +299,9 @@ pub struct NetSystem<'n> {
     effects: Vec<Vec<CompEffect>>,
     /// Per component: transitions touching it.
     comp_trans: Vec<Vec<TransId>>,
+    /// Per component: transitions anchored at it (at the component of their first input
+    /// or read place, or of their first output place when they have no input).
+    anchored: Vec<Vec<TransId>>,
     initial: Vec<Local>,
 }
 
@@ -380,6 +383,7 @@ impl<'n> NetSystem<'n> {
         let mut touch = Vec::with_capacity(net.transitions.len());
         let mut effects = Vec::with_capacity(net.transitions.len());
         let mut comp_trans = vec![Vec::new(); comps.len()];
+        let mut anchored = vec![Vec::new(); comps.len()];
         for (ti, t) in net.transitions.iter().enumerate() {
             let mut cs: Vec<CompId> = t
                 .neighbourhood()
@@ -404,6 +408,17 @@ impl<'n> NetSystem<'n> {
                     NetComp::Unit { places, .. } => unit_effect(t, places),
                 });
             }
+            let anchor = t
+                .pre
+                .first()
+                .map(|(p, _)| *p)
+                .into_iter()
+                .chain(t.read.first().copied())
+                .min()
+                .or_else(|| t.post.first().map(|(p, _)| *p));
+            if let Some(p) = anchor {
+                anchored[place_comp[p.index()].0.index()].push(TransId(ti as u32));
+            }
             touch.push(TouchSet::from_vec(cs));
             effects.push(effs);
         }
@@ -414,6 +429,7 @@ impl<'n> NetSystem<'n> {
             touch,
             effects,
             comp_trans,
+            anchored,
             initial,
         })
     }
@@ -617,6 +633,20 @@ impl System for NetSystem<'_> {
                 out.push(self.step_of(t));
             }
         }
+    }
+
+    fn anchored_steps(&self, c: CompId, l: Local, out: &mut Vec<Step>) -> bool {
+        for &t in &self.anchored[c.index()] {
+            let i = self.touch[t.index()].binary_search(&c).unwrap_or(0);
+            if effect_enabled(&self.effects[t.index()][i], l) {
+                out.push(self.step_of(t));
+            }
+        }
+        true
+    }
+
+    fn may_enable(&self, step: &Step, index: usize, l: Local) -> bool {
+        effect_enabled(&self.effects[step.action.index()][index], l)
     }
 
     fn fire(&self, step: &Step, before: &[Local], after: &mut [Local]) -> Result<bool, ModelError> {

@@ -1,0 +1,120 @@
+//! Cutoff events and adequate orders (DESIGN.md §1 "Cutoffs"; paper.md §6.3; cunf.md §2.3).
+//!
+//! An event e is a cutoff when some event e' already discovered (or the empty
+//! configuration) has a local configuration with the same state and [e'] ◁ [e]. Cutoffs are
+//! kept as leaves and never extended; every reachable dead state is still the state of
+//! some cutoff-free maximal configuration, which Algorithm 1 visits.
+//!
+//! Orders:
+//! - McMillan: |[e']| < |[e]|;
+//! - ERV (Esparza, Römer, Vogler): size, then the Parikh vectors compared as sorted words
+//!   (at the first action, in id order, whose counts differ, more occurrences is smaller),
+//!   then the Foata normal forms compared level by level the same way.
+
+use crate::system::ActionId;
+use std::cmp::Ordering;
+
+/// Which adequate order decides cutoffs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum CutoffMode {
+    /// No cutoffs: the plain unfolding (terminates only on acyclic behaviour).
+    None,
+    /// McMillan's size order.
+    McMillan,
+    /// The total ERV order.
+    #[default]
+    Erv,
+}
+
+impl CutoffMode {
+    /// The mode's command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CutoffMode::None => "none",
+            CutoffMode::McMillan => "mcmillan",
+            CutoffMode::Erv => "erv",
+        }
+    }
+}
+
+/// What the ERV order needs of a local configuration: its events' actions with their
+/// Foata levels (1 for minimal events).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HistoryShape {
+    /// (Foata level, action) of every event.
+    pub events: Vec<(u32, ActionId)>,
+}
+
+/// Compares two Parikh vectors given as sorted action lists (with repetitions): the one
+/// with more occurrences of the first action where they differ is smaller; a proper prefix
+/// is smaller.
+pub fn compare_parikh(a: &[ActionId], b: &[ActionId]) -> Ordering {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] != b[j] {
+            // The smaller action id occurs more often in the vector that has it here.
+            return a[i].cmp(&b[j]);
+        }
+        i += 1;
+        j += 1;
+    }
+    (a.len() - i).cmp(&(b.len() - j))
+}
+
+/// The ERV order on two local configurations of equal size (`Less`: `a` ◁ `b`).
+pub fn compare_erv(a: &HistoryShape, b: &HistoryShape) -> Ordering {
+    let mut pa: Vec<ActionId> = a.events.iter().map(|e| e.1).collect();
+    let mut pb: Vec<ActionId> = b.events.iter().map(|e| e.1).collect();
+    pa.sort_unstable();
+    pb.sort_unstable();
+    match compare_parikh(&pa, &pb) {
+        Ordering::Equal => {}
+        o => return o,
+    }
+    let mut la = a.events.clone();
+    let mut lb = b.events.clone();
+    la.sort_unstable();
+    lb.sort_unstable();
+    let levels = la.last().map(|e| e.0).unwrap_or(0).max(lb.last().map(|e| e.0).unwrap_or(0));
+    for level in 1..=levels {
+        let xa: Vec<ActionId> = la.iter().filter(|e| e.0 == level).map(|e| e.1).collect();
+        let xb: Vec<ActionId> = lb.iter().filter(|e| e.0 == level).map(|e| e.1).collect();
+        match compare_parikh(&xa, &xb) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+    }
+    Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: &[u32]) -> Vec<ActionId> {
+        x.iter().map(|&i| ActionId(i)).collect()
+    }
+
+    #[test]
+    fn parikh_prefers_more_early_actions() {
+        assert_eq!(compare_parikh(&v(&[0, 1]), &v(&[1, 1])), Ordering::Less);
+        assert_eq!(compare_parikh(&v(&[0, 0]), &v(&[0, 1])), Ordering::Less);
+        assert_eq!(compare_parikh(&v(&[2, 3]), &v(&[2, 3])), Ordering::Equal);
+        assert_eq!(compare_parikh(&v(&[1]), &v(&[1, 2])), Ordering::Less);
+    }
+
+    #[test]
+    fn foata_breaks_parikh_ties() {
+        // a·b in sequence vs a ∥ b: same Parikh vector; the concurrent one has a fuller
+        // first level, so it is smaller.
+        let seq = HistoryShape {
+            events: vec![(1, ActionId(0)), (2, ActionId(1))],
+        };
+        let par = HistoryShape {
+            events: vec![(1, ActionId(0)), (1, ActionId(1))],
+        };
+        assert_eq!(compare_erv(&par, &seq), Ordering::Less);
+        assert_eq!(compare_erv(&seq, &par), Ordering::Greater);
+        assert_eq!(compare_erv(&seq, &seq), Ordering::Equal);
+    }
+}

@@ -1,0 +1,121 @@
+//! Unfoldings of component systems as prime event structures, and the [`Unfolding`] trait
+//! every exploration engine works through (DESIGN.md §1; paper.md §1.3–1.4).
+//!
+//! An unfolding holds a growing (and, with pruning, shrinking) set U of events and one
+//! *current configuration* C, changed one event at a time by [`Unfolding::push`] and
+//! [`Unfolding::pop`]. Engines ask for en(C) and cex(C), and decide causality, conflict
+//! and compatibility between events; the backend decides how events are represented.
+//!
+//! # Contract
+//! - Events are hash-consed: asking twice for the event of the same action with the same
+//!   predecessors gives the same [`EventId`] while that event is alive.
+//! - [`Unfolding::enabled`] lists en(C) (creating events), never successors of cutoff
+//!   events; [`Unfolding::add_conflicting_extensions`] inserts cex(C) into U.
+//! - [`Unfolding::push`] takes an event of en(C); [`Unfolding::pop`] undoes the last push.
+//! - [`Unfolding::prune`] frees every event not in the causal closure of the events it is
+//!   asked to keep, of C, and of the backend's own pinned events; ids of freed events may
+//!   be reused afterwards.
+
+pub mod cutoff;
+pub mod program;
+
+use crate::system::{ActionId, Local, ModelError};
+use std::fmt;
+
+/// Identifies an event of an unfolding while it is alive.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct EventId(pub u32);
+
+impl EventId {
+    /// "No event": ⊥ as a predecessor.
+    pub const NONE: EventId = EventId(u32::MAX);
+
+    /// The id as an index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Whether this is [`EventId::NONE`].
+    pub fn is_none(self) -> bool {
+        self == EventId::NONE
+    }
+}
+
+/// Why an unfolding operation could not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnfoldError {
+    /// The model's semantics failed (see [`ModelError`]).
+    Model(ModelError),
+    /// More events were created than the limit allows.
+    EventLimit(u64),
+}
+
+impl fmt::Display for UnfoldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UnfoldError::Model(e) => e.fmt(f),
+            UnfoldError::EventLimit(n) => write!(f, "event limit of {n} reached"),
+        }
+    }
+}
+
+impl From<ModelError> for UnfoldError {
+    fn from(e: ModelError) -> Self {
+        UnfoldError::Model(e)
+    }
+}
+
+/// Counters of an unfolding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnfoldStats {
+    /// Events ever created (a freed and re-created event counts twice).
+    pub events_created: u64,
+    /// Events alive now.
+    pub events_alive: u64,
+    /// Most events alive at once.
+    pub events_alive_peak: u64,
+    /// Events created that are cutoffs.
+    pub cutoff_events: u64,
+    /// Bytes used by the live events and their summaries, approximately.
+    pub bytes: u64,
+}
+
+/// An unfolding with a current configuration. See the module documentation for the
+/// contract.
+pub trait Unfolding {
+    /// Appends en(C) to `out`, creating the events; successors of cutoffs are left out.
+    fn enabled(&mut self, out: &mut Vec<EventId>) -> Result<(), UnfoldError>;
+    /// Inserts cex(C) into U; returns how many events it found (new or not).
+    fn add_conflicting_extensions(&mut self) -> Result<usize, UnfoldError>;
+    /// Adds `e` (an event of en(C)) to C.
+    fn push(&mut self, e: EventId);
+    /// Removes the last event added to C and returns it.
+    fn pop(&mut self) -> EventId;
+    /// The events of C in the order they were pushed.
+    fn config(&self) -> &[EventId];
+    /// Whether `e` ∈ C.
+    fn in_config(&self, e: EventId) -> bool;
+    /// Whether `e`, an extension of C, is enabled at C (C ∪ {e} is a configuration).
+    fn is_enabled(&self, e: EventId) -> bool;
+    /// Whether C ∪ [e] is a configuration.
+    fn compatible(&self, e: EventId) -> bool;
+    /// Whether `a` # `b`.
+    fn conflict(&self, a: EventId, b: EventId) -> bool;
+    /// Whether `a` ≤ `b` (causality, reflexive).
+    fn causally_le(&self, a: EventId, b: EventId) -> bool;
+    /// Appends to `out` a superset of the events of U in immediate conflict with `e`, all
+    /// of them in conflict with `e` (its siblings in the component trees).
+    fn immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>);
+    /// Appends to `out` the events of [e] \ C, causes before effects.
+    fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>);
+    /// Whether `e` is a cutoff event.
+    fn is_cutoff(&self, e: EventId) -> bool;
+    /// The action of `e`.
+    fn action(&self, e: EventId) -> ActionId;
+    /// state(C), as local states of the system's components.
+    fn config_state(&self) -> &[Local];
+    /// Frees the events outside the causal closure of `keep`, C and the pinned events.
+    fn prune(&mut self, keep: &[EventId]);
+    /// Counters.
+    fn stats(&self) -> UnfoldStats;
+}

@@ -1,0 +1,945 @@
+//! The program-like unfolding of a component system: the paper's U_{P,◇} (DESIGN.md §1;
+//! paper.md §1.4, §4.3–4.5; dpu.md §2–3).
+//!
+//! An event is an action plus, for each component it touches, its predecessor on that
+//! component (the previous event there, or ⊥). So every event is a node in one tree per
+//! component it touches — for a program, a thread tree and a lock tree, Dpu's layout; for
+//! a net with one component per place, one tree per place.
+//! - Causality a ≤ b: take a component c of a; a ≤ b iff a is an ancestor-or-self of
+//!   max_c([b]) in c's tree (an O(log n) level-ancestor query with jump pointers).
+//! - Conflict a # b: some component has maxima in [a] and [b] on different branches of its
+//!   tree. Summaries ([`summary`]) let the test skip the shared part of two histories.
+//! - Immediate conflicts of e are among its siblings in its trees.
+//! - cex(C) is found by a generalisation of the paper's `cexp`: for every anchor component c
+//!   and every position x on C's c-chain, the steps anchored at c from post_c(x) are tried
+//!   with predecessors searched along the other components' chains of C, pruned by the
+//!   consistency of their histories (no predecessor's history may hold a later event on
+//!   another chosen component — the nested-lock pitfall of paper.md §4.5) and by each
+//!   component's local state. Positions at the top of a chain are included, so blocked
+//!   requests get their conflicting extensions too (the gap of Dpu noted in dpu.md §3.2).
+//!
+//! # Invariants
+//! - An event's nodes are sorted by component; `nodes[i].pred` is the event's predecessor
+//!   on `nodes[i].comp`, and the predecessor's own node for that component has the event in
+//!   its child list (or the event is in the component's root list).
+//! - A live event's predecessors are live (histories are causally closed), so freeing
+//!   never leaves a dangling predecessor.
+//! - `maxima[c]` is the last event of C on c; `state[c]` its post local state on c.
+
+pub mod summary;
+
+use super::cutoff::{compare_erv, CutoffMode, HistoryShape};
+use super::{EventId, UnfoldError, UnfoldStats, Unfolding};
+use crate::system::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
+use hashbrown::HashTable;
+use smallvec::SmallVec;
+use std::cmp::Ordering;
+use std::hash::{BuildHasher, Hasher};
+use summary::{LeafWeight, Summary, Tries};
+
+const NONE: EventId = EventId::NONE;
+
+/// An event's node in the tree of one component.
+#[derive(Clone, Debug)]
+struct Node {
+    comp: CompId,
+    /// Predecessor on `comp`, or NONE (⊥).
+    pred: EventId,
+    /// Depth in the tree: 0 for a root.
+    depth: u32,
+    /// Jump pointer for level-ancestor queries (Myers' skew-binary scheme).
+    jump: EventId,
+    first_child: EventId,
+    next_sibling: EventId,
+    prev_sibling: EventId,
+    /// The component's local state after the event.
+    post: Local,
+    /// Number of events on the root path (inclusive) whose home component is `comp`.
+    home_count: u32,
+}
+
+#[derive(Clone, Debug)]
+struct Event {
+    action: ActionId,
+    nodes: SmallVec<[Node; 3]>,
+    summary: Summary,
+    /// |[e]|.
+    size: u32,
+    /// Foata level of e in [e] (1 for minimal events).
+    level: u32,
+    /// Hash of state([e]) (as a sum of per-component deltas from the initial state).
+    state_hash: u64,
+    alive: bool,
+    cutoff: bool,
+    pinned: bool,
+    in_config: bool,
+    mark: u32,
+}
+
+impl Event {
+    fn node(&self, c: CompId) -> Option<&Node> {
+        self.nodes
+            .binary_search_by_key(&c, |n| n.comp)
+            .ok()
+            .map(|i| &self.nodes[i])
+    }
+
+    fn node_index(&self, c: CompId) -> Option<usize> {
+        self.nodes.binary_search_by_key(&c, |n| n.comp).ok()
+    }
+}
+
+/// Options of the program-like unfolding.
+#[derive(Clone, Copy, Debug)]
+pub struct ProgramOptions {
+    /// The adequate order for cutoffs.
+    pub cutoff: CutoffMode,
+    /// Stop with [`UnfoldError::EventLimit`] after creating this many events.
+    pub max_events: Option<u64>,
+}
+
+impl Default for ProgramOptions {
+    fn default() -> Self {
+        ProgramOptions {
+            cutoff: CutoffMode::Erv,
+            max_events: None,
+        }
+    }
+}
+
+/// A representative of a state in the cutoff table.
+#[derive(Clone, Copy, Debug)]
+struct Representative {
+    hash: u64,
+    /// The event, or NONE for the empty configuration.
+    event: EventId,
+    size: u32,
+}
+
+/// The program-like unfolding of a system, with a current configuration.
+pub struct ProgramUnfolding<'s, S: System + ?Sized> {
+    sys: &'s S,
+    opts: ProgramOptions,
+    initial: Vec<Local>,
+    /// Per-component hash of (component, initial local).
+    events: Vec<Event>,
+    free: Vec<EventId>,
+    table: HashTable<EventId>,
+    roots: Vec<EventId>,
+    tries: Tries,
+    // The current configuration.
+    config: Vec<EventId>,
+    config_summaries: Vec<Summary>,
+    maxima: Vec<EventId>,
+    state: Vec<Local>,
+    // Cutoffs.
+    reps: HashTable<Representative>,
+    generation: u32,
+    stats: UnfoldStats,
+    // Scratch buffers.
+    steps: Vec<Step>,
+}
+
+fn mix(x: u64) -> u64 {
+    // splitmix64's finaliser: a fixed, well-spread hash of a 64-bit key.
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn local_hash(c: CompId, l: Local) -> u64 {
+    mix(((c.0 as u64) << 32) | l.0 as u64)
+}
+
+fn key_hash(action: ActionId, preds: &[EventId]) -> u64 {
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write_u32(action.0);
+    for p in preds {
+        h.write_u32(p.0);
+    }
+    h.finish()
+}
+
+impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
+    /// The unfolding of `sys`, with C = ∅.
+    pub fn new(sys: &'s S, opts: ProgramOptions) -> Self {
+        let n = sys.num_components();
+        let initial = sys.initial_state();
+        let mut u = ProgramUnfolding {
+            sys,
+            opts,
+            state: initial.clone(),
+            initial,
+            events: Vec::new(),
+            free: Vec::new(),
+            table: HashTable::new(),
+            roots: vec![NONE; n],
+            tries: Tries::new(n),
+            config: Vec::new(),
+            config_summaries: vec![Summary::EMPTY],
+            maxima: vec![NONE; n],
+            reps: HashTable::new(),
+            generation: 0,
+            stats: UnfoldStats::default(),
+            steps: Vec::new(),
+        };
+        if opts.cutoff != CutoffMode::None {
+            u.reps.insert_unique(0, Representative {
+                hash: 0,
+                event: NONE,
+                size: 0,
+            }, |r| r.hash);
+        }
+        u
+    }
+
+    /// The system being unfolded.
+    pub fn system(&self) -> &'s S {
+        self.sys
+    }
+
+    fn ev(&self, e: EventId) -> &Event {
+        &self.events[e.index()]
+    }
+
+    fn node(&self, e: EventId, c: CompId) -> &Node {
+        self.events[e.index()]
+            .node(c)
+            .expect("[qpor internal bug] event has no node on the component asked for")
+    }
+
+    fn depth_on(&self, e: EventId, c: CompId) -> i64 {
+        if e.is_none() {
+            -1
+        } else {
+            self.node(e, c).depth as i64
+        }
+    }
+
+    fn post_on(&self, e: EventId, c: CompId) -> Local {
+        if e.is_none() {
+            self.initial[c.index()]
+        } else {
+            self.node(e, c).post
+        }
+    }
+
+    /// max_c([e]), NONE if [e] has no event on c.
+    fn max_in_history(&self, e: EventId, c: CompId) -> EventId {
+        if e.is_none() {
+            return NONE;
+        }
+        match self.tries.get(self.ev(e).summary, c) {
+            Some(x) => EventId(x),
+            None => NONE,
+        }
+    }
+
+    /// The ancestor-or-self of `x` at depth `d` in c's tree (d ≤ depth of x).
+    fn ancestor_at(&self, mut x: EventId, c: CompId, d: u32) -> EventId {
+        loop {
+            let n = self.node(x, c);
+            if n.depth == d {
+                return x;
+            }
+            if !n.jump.is_none() && self.node(n.jump, c).depth >= d {
+                x = n.jump;
+            } else {
+                x = n.pred;
+            }
+        }
+    }
+
+    /// Whether `x` is an ancestor-or-self of `y` in c's tree (⊥ is everyone's ancestor).
+    fn is_ancestor(&self, x: EventId, y: EventId, c: CompId) -> bool {
+        if x.is_none() {
+            return true;
+        }
+        if y.is_none() {
+            return false;
+        }
+        let dx = self.node(x, c).depth;
+        let dy = self.node(y, c).depth;
+        dx <= dy && self.ancestor_at(y, c, dx) == x
+    }
+
+    fn comparable(&self, x: EventId, y: EventId, c: CompId) -> bool {
+        self.is_ancestor(x, y, c) || self.is_ancestor(y, x, c)
+    }
+
+    fn weight(events: &[Event], initial: &[Local], c: CompId, e: u32) -> LeafWeight {
+        let n = events[e as usize]
+            .node(c)
+            .expect("[qpor internal bug] summary leaf without node");
+        LeafWeight {
+            hash: local_hash(c, n.post).wrapping_sub(local_hash(c, initial[c.index()])),
+            size: n.home_count as u64,
+        }
+    }
+
+    /// Looks up the event of `action` with predecessors `preds` (parallel to
+    /// `step.touched`).
+    fn find(&self, action: ActionId, preds: &[EventId]) -> Option<EventId> {
+        let h = key_hash(action, preds);
+        self.table
+            .find(h, |&id| {
+                let e = &self.events[id.index()];
+                e.action == action && e.nodes.len() == preds.len() && e.nodes.iter().zip(preds).all(|(n, p)| n.pred == *p)
+            })
+            .copied()
+    }
+
+    /// The event of `step` with predecessors `preds` (parallel to `step.touched`),
+    /// created if needed. `Ok(None)` when the step is not enabled at those predecessors'
+    /// local states. The predecessors must form a consistent history.
+    pub fn event(&mut self, step: &Step, preds: &[EventId]) -> Result<Option<EventId>, UnfoldError> {
+        debug_assert_eq!(step.touched.len(), preds.len());
+        if let Some(e) = self.find(step.action, preds) {
+            return Ok(Some(e));
+        }
+        let before: SmallVec<[Local; 8]> = step
+            .touched
+            .iter()
+            .zip(preds)
+            .map(|(c, p)| self.post_on(*p, *c))
+            .collect();
+        let mut after: SmallVec<[Local; 8]> = SmallVec::from_elem(Local(0), before.len());
+        if !self.sys.fire(step, &before, &mut after)? {
+            return Ok(None);
+        }
+        if let Some(max) = self.opts.max_events {
+            if self.stats.events_created >= max {
+                return Err(UnfoldError::EventLimit(max));
+            }
+        }
+        Ok(Some(self.create(step, preds, &after)))
+    }
+
+    fn create(&mut self, step: &Step, preds: &[EventId], after: &[Local]) -> EventId {
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.events.push(Event {
+                    action: step.action,
+                    nodes: SmallVec::new(),
+                    summary: Summary::EMPTY,
+                    size: 0,
+                    level: 0,
+                    state_hash: 0,
+                    alive: false,
+                    cutoff: false,
+                    pinned: false,
+                    in_config: false,
+                    mark: 0,
+                });
+                EventId(self.events.len() as u32 - 1)
+            }
+        };
+        let home = step.touched[0];
+        let mut nodes: SmallVec<[Node; 3]> = SmallVec::with_capacity(preds.len());
+        let mut level = 1;
+        for (i, (&c, &p)) in step.touched.iter().zip(preds).enumerate() {
+            let (depth, jump, home_count) = if p.is_none() {
+                (0, NONE, (c == home) as u32)
+            } else {
+                let pn = self.node(p, c);
+                level = level.max(self.ev(p).level + 1);
+                // Myers' jump pointers: jump(x) = jump(jump(p)) when the two jumps below p
+                // have equal length, else p. Level-ancestor queries are then O(log depth).
+                let j = if !pn.jump.is_none() {
+                    let jn = self.node(pn.jump, c);
+                    let jj_depth = if jn.jump.is_none() { -1 } else { self.node(jn.jump, c).depth as i64 };
+                    if pn.depth as i64 - jn.depth as i64 == jn.depth as i64 - jj_depth && !jn.jump.is_none() {
+                        jn.jump
+                    } else {
+                        p
+                    }
+                } else {
+                    p
+                };
+                (pn.depth + 1, j, pn.home_count + (c == home) as u32)
+            };
+            let head = if p.is_none() {
+                self.roots[c.index()]
+            } else {
+                self.node(p, c).first_child
+            };
+            nodes.push(Node {
+                comp: c,
+                pred: p,
+                depth,
+                jump,
+                first_child: NONE,
+                next_sibling: head,
+                prev_sibling: NONE,
+                post: after[i],
+                home_count,
+            });
+        }
+        // Link into the parents' child lists (or the roots).
+        for n in &nodes {
+            if !n.next_sibling.is_none() {
+                let k = self.events[n.next_sibling.index()].node_index(n.comp).unwrap();
+                self.events[n.next_sibling.index()].nodes[k].prev_sibling = id;
+            }
+            if n.pred.is_none() {
+                self.roots[n.comp.index()] = id;
+            } else {
+                let k = self.events[n.pred.index()].node_index(n.comp).unwrap();
+                self.events[n.pred.index()].nodes[k].first_child = id;
+            }
+        }
+        {
+            let e = &mut self.events[id.index()];
+            e.action = step.action;
+            e.nodes = nodes;
+            e.level = level;
+            e.alive = true;
+            e.cutoff = false;
+            e.pinned = false;
+            e.in_config = false;
+        }
+        // The summary: the predecessors' summaries merged (keeping the deeper event per
+        // component; they are comparable because the history is consistent), then e
+        // itself on its components.
+        let mut root = Summary::EMPTY;
+        {
+            let events = &self.events;
+            let initial = &self.initial;
+            let weight = |c: CompId, e: u32| Self::weight(events, initial, c, e);
+            let pick = |c: CompId, x: u32, y: u32| {
+                let dx = events[x as usize].node(c).map(|n| n.depth).unwrap_or(0);
+                let dy = events[y as usize].node(c).map(|n| n.depth).unwrap_or(0);
+                if dx >= dy {
+                    x
+                } else {
+                    y
+                }
+            };
+            for &p in preds {
+                if p.is_none() {
+                    continue;
+                }
+                let ps = events[p.index()].summary;
+                let merged = self.tries.merge(root, ps, &pick, &weight);
+                self.tries.retain(merged);
+                self.tries.release(root);
+                root = merged;
+            }
+            let entries: SmallVec<[(CompId, u32); 8]> = step.touched.iter().map(|&c| (c, id.0)).collect();
+            let with_e = self.tries.set_all(root, &entries, &weight);
+            self.tries.retain(with_e);
+            self.tries.release(root);
+            root = with_e;
+        }
+        let size = self.tries.size(root) as u32;
+        let hash = self.tries.hash(root);
+        {
+            let e = &mut self.events[id.index()];
+            e.summary = root;
+            e.size = size;
+            e.state_hash = hash;
+        }
+        self.stats.events_created += 1;
+        self.stats.events_alive += 1;
+        self.stats.events_alive_peak = self.stats.events_alive_peak.max(self.stats.events_alive);
+        let h = key_hash(step.action, preds);
+        let events = &self.events;
+        self.table.insert_unique(h, id, |&x| {
+            let e = &events[x.index()];
+            let preds: SmallVec<[EventId; 8]> = e.nodes.iter().map(|n| n.pred).collect();
+            key_hash(e.action, &preds)
+        });
+        if self.opts.cutoff != CutoffMode::None {
+            self.decide_cutoff(id);
+        }
+        id
+    }
+
+    /// Whether state([a]) = state([b]) (NONE is the empty configuration).
+    fn same_state(&self, a: EventId, b: EventId) -> bool {
+        let sa = if a.is_none() { Summary::EMPTY } else { self.ev(a).summary };
+        let sb = if b.is_none() { Summary::EMPTY } else { self.ev(b).summary };
+        !self.tries.diff(sa, sb, &mut |c, x, y| {
+            let lx = x.map(|x| self.node(EventId(x), c).post).unwrap_or(self.initial[c.index()]);
+            let ly = y.map(|y| self.node(EventId(y), c).post).unwrap_or(self.initial[c.index()]);
+            lx != ly
+        })
+    }
+
+    /// The ERV shape of [e]: every event's Foata level and action.
+    fn shape(&mut self, e: EventId) -> HistoryShape {
+        let mut shape = HistoryShape::default();
+        if e.is_none() {
+            return shape;
+        }
+        self.walk_history(e, |u, x| {
+            shape.events.push((u.ev(x).level, u.ev(x).action));
+        });
+        shape
+    }
+
+    /// Calls `f` on every event of [e] (in no particular order), with an explicit stack.
+    fn walk_history(&mut self, e: EventId, mut f: impl FnMut(&Self, EventId)) {
+        self.generation = self.generation.wrapping_add(1);
+        let g = self.generation;
+        let mut stack = vec![e];
+        self.events[e.index()].mark = g;
+        while let Some(x) = stack.pop() {
+            f(self, x);
+            for i in 0..self.events[x.index()].nodes.len() {
+                let p = self.events[x.index()].nodes[i].pred;
+                if !p.is_none() && self.events[p.index()].mark != g {
+                    self.events[p.index()].mark = g;
+                    stack.push(p);
+                }
+            }
+        }
+    }
+
+    /// `Less` when [a] ◁ [b] in the configured order.
+    fn order(&mut self, a: EventId, b: EventId) -> Ordering {
+        let sa = if a.is_none() { 0 } else { self.ev(a).size };
+        let sb = if b.is_none() { 0 } else { self.ev(b).size };
+        match sa.cmp(&sb) {
+            Ordering::Equal if self.opts.cutoff == CutoffMode::Erv => {
+                let x = self.shape(a);
+                let y = self.shape(b);
+                compare_erv(&x, &y)
+            }
+            o => o,
+        }
+    }
+
+    fn decide_cutoff(&mut self, e: EventId) {
+        let hash = self.ev(e).state_hash;
+        let mut found = None;
+        let candidates: Vec<Representative> = self.reps.iter().filter(|r| r.hash == hash).copied().collect();
+        for r in candidates {
+            if self.same_state(r.event, e) {
+                found = Some(r);
+                break;
+            }
+        }
+        match found {
+            Some(r) => {
+                if self.order(r.event, e) == Ordering::Less {
+                    self.events[e.index()].cutoff = true;
+                    self.stats.cutoff_events += 1;
+                } else if self.order(e, r.event) == Ordering::Less {
+                    // e is a better representative of this state.
+                    if let Ok(entry) = self.reps.find_entry(hash, |x| x.event == r.event) {
+                        entry.remove();
+                    }
+                    if !r.event.is_none() {
+                        self.events[r.event.index()].pinned = false;
+                    }
+                    self.add_rep(e, hash);
+                }
+            }
+            None => self.add_rep(e, hash),
+        }
+    }
+
+    fn add_rep(&mut self, e: EventId, hash: u64) {
+        self.events[e.index()].pinned = self.opts.cutoff == CutoffMode::Erv;
+        let size = self.ev(e).size;
+        self.reps.insert_unique(hash, Representative { hash, event: e, size }, |r| r.hash);
+    }
+
+    fn children(&self, parent: EventId, c: CompId, out: &mut Vec<EventId>) {
+        let mut x = if parent.is_none() {
+            self.roots[c.index()]
+        } else {
+            self.node(parent, c).first_child
+        };
+        while !x.is_none() {
+            out.push(x);
+            x = self.node(x, c).next_sibling;
+        }
+    }
+
+    /// The events of C's chain on `c`, from the top down to the root.
+    fn chain(&self, c: CompId, out: &mut Vec<EventId>) {
+        out.clear();
+        let mut x = self.maxima[c.index()];
+        while !x.is_none() {
+            out.push(x);
+            x = self.node(x, c).pred;
+        }
+    }
+
+    /// Searches predecessors for the unassigned components of `step` (`assign[j]` is
+    /// `None` until chosen; `Some(NONE)` is ⊥) along C's chains, and creates every
+    /// consistent, enabled event found. `order` lists the component indices to assign.
+    fn search_preds(
+        &mut self,
+        step: &Step,
+        assign: &mut [Option<EventId>],
+        order: &[usize],
+        chains: &[Vec<EventId>],
+        found: &mut usize,
+    ) -> Result<(), UnfoldError> {
+        let Some((&at, rest)) = order.split_first() else {
+            let preds: SmallVec<[EventId; 8]> = assign.iter().map(|p| p.unwrap_or(NONE)).collect();
+            if let Some(e) = self.event(step, &preds)? {
+                if !self.ev(e).in_config {
+                    *found += 1;
+                }
+            }
+            return Ok(());
+        };
+        let c = step.touched[at];
+        // The chosen predecessors' histories must not hold a later c-event than ours.
+        let mut low: i64 = -1;
+        for &p in assign.iter().flatten() {
+            if !p.is_none() {
+                low = low.max(self.depth_on(self.max_in_history(p, c), c));
+            }
+        }
+        let mut candidates: SmallVec<[EventId; 16]> = SmallVec::new();
+        for &x in &chains[at] {
+            if (self.node(x, c).depth as i64) < low {
+                break;
+            }
+            candidates.push(x);
+        }
+        if low < 0 {
+            candidates.push(NONE);
+        }
+        for z in candidates {
+            if !z.is_none() && self.ev(z).cutoff {
+                continue;
+            }
+            if !self.sys.may_enable(step, at, self.post_on(z, c)) {
+                continue;
+            }
+            // Nor may z's history hold later events on the components already chosen.
+            let consistent = z.is_none()
+                || assign.iter().enumerate().all(|(j, p)| match p {
+                    None => true,
+                    Some(p) => {
+                        let cj = step.touched[j];
+                        self.depth_on(self.max_in_history(z, cj), cj) <= self.depth_on(*p, cj)
+                    }
+                });
+            if !consistent {
+                continue;
+            }
+            assign[at] = Some(z);
+            self.search_preds(step, assign, rest, chains, found)?;
+            assign[at] = None;
+        }
+        Ok(())
+    }
+
+    /// Iteration over the live events, for export and tests.
+    pub fn live_events(&self) -> impl Iterator<Item = EventId> + '_ {
+        self.events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.alive)
+            .map(|(i, _)| EventId(i as u32))
+    }
+
+    /// The predecessors of `e`, one per touched component (NONE for ⊥).
+    pub fn preds(&self, e: EventId) -> impl Iterator<Item = (CompId, EventId)> + '_ {
+        self.ev(e).nodes.iter().map(|n| (n.comp, n.pred))
+    }
+
+    /// |[e]|.
+    pub fn history_size(&self, e: EventId) -> u32 {
+        self.ev(e).size
+    }
+
+    fn free_event(&mut self, e: EventId) {
+        let nodes = std::mem::take(&mut self.events[e.index()].nodes);
+        for n in &nodes {
+            // Unlink from the sibling list; a freed predecessor's list does not matter,
+            // but predecessors of freed events are freed only in the same sweep, after us
+            // or before us: fix up whichever neighbours are still alive.
+            if !n.prev_sibling.is_none() {
+                if let Some(k) = self.events[n.prev_sibling.index()].node_index(n.comp) {
+                    self.events[n.prev_sibling.index()].nodes[k].next_sibling = n.next_sibling;
+                }
+            } else if n.pred.is_none() {
+                self.roots[n.comp.index()] = n.next_sibling;
+            } else if let Some(k) = self.events[n.pred.index()].node_index(n.comp) {
+                self.events[n.pred.index()].nodes[k].first_child = n.next_sibling;
+            }
+            if !n.next_sibling.is_none() {
+                if let Some(k) = self.events[n.next_sibling.index()].node_index(n.comp) {
+                    self.events[n.next_sibling.index()].nodes[k].prev_sibling = n.prev_sibling;
+                }
+            }
+        }
+        let preds: SmallVec<[EventId; 8]> = nodes.iter().map(|n| n.pred).collect();
+        let action = self.events[e.index()].action;
+        let h = key_hash(action, &preds);
+        if let Ok(entry) = self.table.find_entry(h, |&x| x == e) {
+            entry.remove();
+        }
+        let summary = self.events[e.index()].summary;
+        self.tries.release(summary);
+        let ev = &mut self.events[e.index()];
+        ev.nodes = nodes;
+        ev.nodes.clear();
+        ev.alive = false;
+        ev.summary = Summary::EMPTY;
+        self.free.push(e);
+        self.stats.events_alive -= 1;
+    }
+}
+
+impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
+    fn enabled(&mut self, out: &mut Vec<EventId>) -> Result<(), UnfoldError> {
+        let mut steps = std::mem::take(&mut self.steps);
+        steps.clear();
+        self.sys.enabled_steps(&self.state, &mut steps);
+        let mut preds: SmallVec<[EventId; 8]> = SmallVec::new();
+        let mut result = Ok(());
+        for step in &steps {
+            preds.clear();
+            preds.extend(step.touched.iter().map(|c| self.maxima[c.index()]));
+            if preds.iter().any(|p| !p.is_none() && self.ev(*p).cutoff) {
+                continue;
+            }
+            match self.event(step, &preds) {
+                Ok(Some(e)) => out.push(e),
+                Ok(None) => {
+                    result = Err(UnfoldError::Model(ModelError::new(format!(
+                        "[qpor internal bug] step {} listed as enabled does not fire",
+                        self.sys.action_name(step.action)
+                    ))));
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.steps = steps;
+        result
+    }
+
+    fn add_conflicting_extensions(&mut self) -> Result<usize, UnfoldError> {
+        let n = self.sys.num_components();
+        let mut chains: Vec<Vec<EventId>> = vec![Vec::new(); n];
+        for c in 0..n {
+            self.chain(CompId(c as u32), &mut chains[c]);
+        }
+        let mut found = 0usize;
+        let mut anchored = Vec::new();
+        for c in 0..n {
+            let c = CompId(c as u32);
+            let positions: Vec<EventId> = chains[c.index()].iter().copied().chain(std::iter::once(NONE)).collect();
+            for x in positions {
+                if !x.is_none() && self.ev(x).cutoff {
+                    continue;
+                }
+                anchored.clear();
+                if !self.sys.anchored_steps(c, self.post_on(x, c), &mut anchored) {
+                    return Err(UnfoldError::Model(ModelError::new(
+                        "this system cannot list its anchored steps, which the unfolding needs",
+                    )));
+                }
+                for step in std::mem::take(&mut anchored) {
+                    let Some(ai) = step.touched.iter().position(|&d| d == c) else {
+                        continue;
+                    };
+                    let mut assign: SmallVec<[Option<EventId>; 8]> = SmallVec::from_elem(None, step.touched.len());
+                    assign[ai] = Some(x);
+                    let order: SmallVec<[usize; 8]> = (0..step.touched.len()).filter(|&j| j != ai).collect();
+                    let step_chains: Vec<Vec<EventId>> =
+                        step.touched.iter().map(|d| chains[d.index()].clone()).collect();
+                    self.search_preds(&step, &mut assign, &order, &step_chains, &mut found)?;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    fn push(&mut self, e: EventId) {
+        debug_assert!(self.is_enabled(e), "[qpor internal bug] pushing an event not enabled at C");
+        let top = *self.config_summaries.last().unwrap();
+        let entries: SmallVec<[(CompId, u32); 8]> = self.ev(e).nodes.iter().map(|n| (n.comp, e.0)).collect();
+        let events = &self.events;
+        let initial = &self.initial;
+        let weight = |c: CompId, x: u32| Self::weight(events, initial, c, x);
+        let next = self.tries.set_all(top, &entries, &weight);
+        self.tries.retain(next);
+        self.config_summaries.push(next);
+        for i in 0..self.events[e.index()].nodes.len() {
+            let n = &self.events[e.index()].nodes[i];
+            self.maxima[n.comp.index()] = e;
+            self.state[n.comp.index()] = n.post;
+        }
+        self.events[e.index()].in_config = true;
+        self.config.push(e);
+    }
+
+    fn pop(&mut self) -> EventId {
+        let e = self.config.pop().expect("[qpor internal bug] pop from the empty configuration");
+        let s = self.config_summaries.pop().unwrap();
+        self.tries.release(s);
+        for i in 0..self.events[e.index()].nodes.len() {
+            let (c, p) = {
+                let n = &self.events[e.index()].nodes[i];
+                (n.comp, n.pred)
+            };
+            self.maxima[c.index()] = p;
+            self.state[c.index()] = self.post_on(p, c);
+        }
+        self.events[e.index()].in_config = false;
+        e
+    }
+
+    fn config(&self) -> &[EventId] {
+        &self.config
+    }
+
+    fn in_config(&self, e: EventId) -> bool {
+        self.ev(e).in_config
+    }
+
+    fn is_enabled(&self, e: EventId) -> bool {
+        let ev = self.ev(e);
+        !ev.in_config && ev.nodes.iter().all(|n| self.maxima[n.comp.index()] == n.pred)
+    }
+
+    fn compatible(&self, e: EventId) -> bool {
+        let top = *self.config_summaries.last().unwrap();
+        !self.tries.diff(self.ev(e).summary, top, &mut |c, x, y| match (x, y) {
+            (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
+            _ => false,
+        })
+    }
+
+    fn conflict(&self, a: EventId, b: EventId) -> bool {
+        if a == b {
+            return false;
+        }
+        self.tries.diff(self.ev(a).summary, self.ev(b).summary, &mut |c, x, y| match (x, y) {
+            (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
+            _ => false,
+        })
+    }
+
+    fn causally_le(&self, a: EventId, b: EventId) -> bool {
+        if a == b {
+            return true;
+        }
+        let Some(n) = self.ev(a).nodes.first() else {
+            return false;
+        };
+        let c = n.comp;
+        let z = self.max_in_history(b, c);
+        !z.is_none() && self.is_ancestor(a, z, c)
+    }
+
+    fn immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>) {
+        let start = out.len();
+        for n in &self.ev(e).nodes {
+            self.children(n.pred, n.comp, out);
+        }
+        let mut seen: Vec<EventId> = Vec::new();
+        let mut kept = start;
+        for i in start..out.len() {
+            let x = out[i];
+            if x != e && !seen.contains(&x) {
+                seen.push(x);
+                out[kept] = x;
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+
+    fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>) {
+        let start = out.len();
+        let mut found = Vec::new();
+        self.walk_history(e, |u, x| {
+            if !u.ev(x).in_config {
+                found.push(x);
+            }
+        });
+        // Causes before effects: a cause's history is strictly smaller.
+        found.sort_by_key(|x| (self.ev(*x).size, x.0));
+        out.extend(found);
+        debug_assert!(out[start..].windows(2).all(|w| self.ev(w[0]).size <= self.ev(w[1]).size));
+    }
+
+    fn is_cutoff(&self, e: EventId) -> bool {
+        self.ev(e).cutoff
+    }
+
+    fn action(&self, e: EventId) -> ActionId {
+        self.ev(e).action
+    }
+
+    fn config_state(&self) -> &[Local] {
+        &self.state
+    }
+
+    fn prune(&mut self, keep: &[EventId]) {
+        self.generation = self.generation.wrapping_add(1);
+        let g = self.generation;
+        let mut stack: Vec<EventId> = keep.to_vec();
+        stack.extend(self.config.iter().copied());
+        stack.extend(
+            self.events
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.alive && e.pinned)
+                .map(|(i, _)| EventId(i as u32)),
+        );
+        while let Some(x) = stack.pop() {
+            if self.events[x.index()].mark == g {
+                continue;
+            }
+            self.events[x.index()].mark = g;
+            for n in &self.events[x.index()].nodes {
+                if !n.pred.is_none() && self.events[n.pred.index()].mark != g {
+                    stack.push(n.pred);
+                }
+            }
+        }
+        // Free the unmarked, effects before causes (larger histories first) so that every
+        // freed event's live neighbours are fixed up.
+        let mut dead: Vec<EventId> = self
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.alive && e.mark != g)
+            .map(|(i, _)| EventId(i as u32))
+            .collect();
+        dead.sort_by_key(|x| std::cmp::Reverse(self.ev(*x).size));
+        for x in dead {
+            self.free_event(x);
+        }
+    }
+
+    fn stats(&self) -> UnfoldStats {
+        let mut s = self.stats;
+        let per_event = std::mem::size_of::<Event>() as u64;
+        let nodes: u64 = self
+            .events
+            .iter()
+            .filter(|e| e.alive && e.nodes.spilled())
+            .map(|e| (e.nodes.capacity() * std::mem::size_of::<Node>()) as u64)
+            .sum();
+        s.bytes = self.events.len() as u64 * per_event + nodes + (self.tries.live_nodes() * Tries::NODE_BYTES) as u64;
+        s
+    }
+}
+
+/// Whether `sys` can be unfolded by this backend (it lists anchored steps).
+pub fn supports<S: System + ?Sized>(sys: &S) -> bool {
+    let mut v = Vec::new();
+    sys.anchored_steps(CompId(0), Local(0), &mut v) || sys.num_components() == 0
+}
+
+#[allow(dead_code)]
+fn _touch_set_is_small(_t: TouchSet) {}

@@ -1,0 +1,472 @@
+//! Persistent history summaries: for an event e, the map c ↦ max_c([e]) from each component
+//! touched by the local configuration [e] to the last event of [e] on that component
+//! (Dpu's `cone` and `lockmax`, generalised to any number of components).
+//!
+//! A summary is a 16-ary trie keyed by [`CompId`], stored in a shared arena with reference
+//! counts. An event's summary is built by merging its predecessors' summaries and setting
+//! its own components; only the paths that change are copied. On a net with one component
+//! per place a history touches many components, yet a new event costs a few trie nodes,
+//! not a copy of its history. Identical subtrees are shared, so comparing two summaries
+//! (conflict, compatibility, equal states) skips what the two histories have in common.
+//!
+//! Every node caches two sums over its leaves, supplied by the caller's weight function:
+//! a state-hash delta and a size count. A root's sums give the hash of state([e]) and
+//! |[e]| without walking the history.
+//!
+//! # Invariants
+//! - A node's `refs` counts the nodes and external holders pointing at it; when it drops to
+//!   zero the node is freed together with its unshared children, iteratively.
+//! - Nodes are immutable once built. A slot value 0 means "empty"; otherwise it holds
+//!   `id + 1` of a child node (inner levels) or of an event (leaf level).
+//! - The recursion in [`Tries::merge`] and [`Tries::diff`] is bounded by the trie's height
+//!   (at most 8 levels), never by the length of a history.
+
+use crate::system::CompId;
+
+const FANOUT: usize = 16;
+const BITS: u32 = 4;
+
+/// A trie root; [`Summary::EMPTY`] is the empty map (the empty configuration).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct Summary(u32);
+
+impl Summary {
+    /// The empty summary.
+    pub const EMPTY: Summary = Summary(0);
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    slots: [u32; FANOUT],
+    refs: u32,
+    hash: u64,
+    size: u64,
+}
+
+/// What a leaf contributes to the cached sums of the nodes above it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeafWeight {
+    /// Added (wrapping) to the state hash.
+    pub hash: u64,
+    /// Added to the size count.
+    pub size: u64,
+}
+
+/// The arena of trie nodes.
+pub struct Tries {
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    levels: u32,
+    live: usize,
+    peak: usize,
+}
+
+impl Tries {
+    /// An arena for summaries over `components` components.
+    pub fn new(components: usize) -> Tries {
+        let mut levels = 1;
+        while (FANOUT as u64).pow(levels) < components.max(1) as u64 {
+            levels += 1;
+        }
+        // Node 0 is the empty trie; it is never freed.
+        Tries {
+            nodes: vec![Node {
+                slots: [0; FANOUT],
+                refs: u32::MAX / 2,
+                hash: 0,
+                size: 0,
+            }],
+            free: Vec::new(),
+            levels,
+            live: 0,
+            peak: 0,
+        }
+    }
+
+    /// Number of live nodes.
+    pub fn live_nodes(&self) -> usize {
+        self.live
+    }
+
+    /// Highest number of live nodes so far.
+    pub fn peak_nodes(&self) -> usize {
+        self.peak
+    }
+
+    /// Bytes of one node.
+    pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
+
+    fn digit(&self, c: u32, level: u32) -> usize {
+        let shift = BITS * (self.levels - 1 - level);
+        ((c >> shift) as usize) & (FANOUT - 1)
+    }
+
+    /// The event stored for `c`, if any.
+    pub fn get(&self, root: Summary, c: CompId) -> Option<u32> {
+        let mut at = root.0;
+        for level in 0..self.levels {
+            if at == 0 {
+                return None;
+            }
+            at = self.nodes[at as usize].slots[self.digit(c.0, level)];
+            if level + 1 < self.levels && at != 0 {
+                at -= 1;
+            }
+        }
+        (at != 0).then(|| at - 1)
+    }
+
+    /// Hash sum of the summary's leaves.
+    pub fn hash(&self, root: Summary) -> u64 {
+        self.nodes[root.0 as usize].hash
+    }
+
+    /// Size sum of the summary's leaves.
+    pub fn size(&self, root: Summary) -> u64 {
+        self.nodes[root.0 as usize].size
+    }
+
+    /// Adds an external reference to `root`.
+    pub fn retain(&mut self, root: Summary) {
+        if root.0 != 0 {
+            self.nodes[root.0 as usize].refs += 1;
+        }
+    }
+
+    /// Drops an external reference to `root`, freeing what nobody else holds.
+    pub fn release(&mut self, root: Summary) {
+        if root.0 == 0 {
+            return;
+        }
+        let mut stack = vec![(root.0, 0u32)];
+        while let Some((n, level)) = stack.pop() {
+            let node = &mut self.nodes[n as usize];
+            node.refs -= 1;
+            if node.refs > 0 {
+                continue;
+            }
+            if level + 1 < self.levels {
+                for &s in &self.nodes[n as usize].slots {
+                    if s != 0 {
+                        stack.push((s - 1, level + 1));
+                    }
+                }
+            }
+            self.free.push(n);
+            self.live -= 1;
+        }
+    }
+
+    fn alloc(&mut self, slots: [u32; FANOUT], hash: u64, size: u64, inner: bool) -> u32 {
+        if inner {
+            for &s in &slots {
+                if s != 0 {
+                    self.nodes[(s - 1) as usize].refs += 1;
+                }
+            }
+        }
+        let node = Node {
+            slots,
+            refs: 0,
+            hash,
+            size,
+        };
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        match self.free.pop() {
+            Some(id) => {
+                self.nodes[id as usize] = node;
+                id
+            }
+            None => {
+                self.nodes.push(node);
+                self.nodes.len() as u32 - 1
+            }
+        }
+    }
+
+    /// Frees a node just built that nobody references (an intermediate result).
+    fn drop_temp(&mut self, root: u32) {
+        if root != 0 && self.nodes[root as usize].refs == 0 {
+            self.nodes[root as usize].refs = 1;
+            self.release(Summary(root));
+        }
+    }
+
+    fn inner_sums(&self, slots: &[u32; FANOUT]) -> (u64, u64) {
+        let (mut h, mut s) = (0u64, 0u64);
+        for &x in slots {
+            if x != 0 {
+                let n = &self.nodes[(x - 1) as usize];
+                h = h.wrapping_add(n.hash);
+                s += n.size;
+            }
+        }
+        (h, s)
+    }
+
+    /// The summary `root` with `c ↦ event` for every pair of `entries` (sorted by
+    /// component). The result carries no external reference: retain it to keep it.
+    pub fn set_all(&mut self, root: Summary, entries: &[(CompId, u32)], weight: &dyn Fn(CompId, u32) -> LeafWeight) -> Summary {
+        let mut at = root;
+        for &(c, e) in entries {
+            let next = self.set(at, c, e, weight);
+            self.retain(next);
+            if at != root {
+                self.release(at);
+            }
+            at = next;
+        }
+        // Hand the final root back without our temporary reference.
+        if at != root && at.0 != 0 {
+            self.nodes[at.0 as usize].refs -= 1;
+        }
+        at
+    }
+
+    fn set(&mut self, root: Summary, c: CompId, e: u32, weight: &dyn Fn(CompId, u32) -> LeafWeight) -> Summary {
+        // Walk down, remembering the path, then rebuild it bottom-up.
+        let mut path = Vec::with_capacity(self.levels as usize);
+        let mut at = root.0;
+        for level in 0..self.levels {
+            path.push(at);
+            if at == 0 {
+                continue;
+            }
+            let s = self.nodes[at as usize].slots[self.digit(c.0, level)];
+            at = if level + 1 < self.levels { s.saturating_sub(1) } else { 0 };
+            if s == 0 {
+                at = 0;
+            }
+        }
+        let leaf_level = self.levels - 1;
+        let old_leaf = path[leaf_level as usize];
+        let mut slots = if old_leaf == 0 { [0; FANOUT] } else { self.nodes[old_leaf as usize].slots };
+        let (mut h, mut s) = if old_leaf == 0 {
+            (0, 0)
+        } else {
+            (self.nodes[old_leaf as usize].hash, self.nodes[old_leaf as usize].size)
+        };
+        let d = self.digit(c.0, leaf_level);
+        if slots[d] != 0 {
+            let w = weight(c, slots[d] - 1);
+            h = h.wrapping_sub(w.hash);
+            s -= w.size;
+        }
+        let w = weight(c, e);
+        h = h.wrapping_add(w.hash);
+        s += w.size;
+        slots[d] = e + 1;
+        let mut built = self.alloc(slots, h, s, false);
+        for level in (0..leaf_level).rev() {
+            let old = path[level as usize];
+            let mut slots = if old == 0 { [0; FANOUT] } else { self.nodes[old as usize].slots };
+            slots[self.digit(c.0, level)] = built + 1;
+            let (h, s) = self.inner_sums(&slots);
+            built = self.alloc(slots, h, s, true);
+        }
+        Summary(built)
+    }
+
+    /// The union of two summaries; where both map a component, `pick` chooses which event
+    /// to keep. Subtrees equal in both, or empty in one, are shared. The result carries no
+    /// external reference of its own unless it is `a` or `b`.
+    pub fn merge(
+        &mut self,
+        a: Summary,
+        b: Summary,
+        pick: &dyn Fn(CompId, u32, u32) -> u32,
+        weight: &dyn Fn(CompId, u32) -> LeafWeight,
+    ) -> Summary {
+        Summary(self.merge_at(a.0, b.0, 0, 0, pick, weight))
+    }
+
+    fn merge_at(
+        &mut self,
+        a: u32,
+        b: u32,
+        level: u32,
+        prefix: u32,
+        pick: &dyn Fn(CompId, u32, u32) -> u32,
+        weight: &dyn Fn(CompId, u32) -> LeafWeight,
+    ) -> u32 {
+        if a == b || b == 0 {
+            return a;
+        }
+        if a == 0 {
+            return b;
+        }
+        let sa = self.nodes[a as usize].slots;
+        let sb = self.nodes[b as usize].slots;
+        let mut out = [0u32; FANOUT];
+        if level + 1 == self.levels {
+            let (mut h, mut s) = (0u64, 0u64);
+            for i in 0..FANOUT {
+                let v = match (sa[i], sb[i]) {
+                    (0, y) => y,
+                    (x, 0) => x,
+                    (x, y) if x == y => x,
+                    (x, y) => pick(CompId((prefix << BITS) | i as u32), x - 1, y - 1) + 1,
+                };
+                out[i] = v;
+                if v != 0 {
+                    let w = weight(CompId((prefix << BITS) | i as u32), v - 1);
+                    h = h.wrapping_add(w.hash);
+                    s += w.size;
+                }
+            }
+            if out == sa {
+                return a;
+            }
+            if out == sb {
+                return b;
+            }
+            return self.alloc(out, h, s, false);
+        }
+        let mut temps = Vec::new();
+        for i in 0..FANOUT {
+            let (x, y) = (sa[i], sb[i]);
+            out[i] = match (x, y) {
+                (0, y) => y,
+                (x, 0) => x,
+                (x, y) => {
+                    let m = self.merge_at(x - 1, y - 1, level + 1, (prefix << BITS) | i as u32, pick, weight);
+                    if m != x - 1 && m != y - 1 {
+                        temps.push(m);
+                    }
+                    m + 1
+                }
+            };
+        }
+        let result = if out == sa {
+            a
+        } else if out == sb {
+            b
+        } else {
+            let (h, s) = self.inner_sums(&out);
+            self.alloc(out, h, s, true)
+        };
+        // Children built here are now held by `result` (or unused if a or b was reused).
+        for t in temps {
+            self.drop_temp(t);
+        }
+        result
+    }
+
+    /// Calls `f(c, in_a, in_b)` for every component whose entries differ between `a` and
+    /// `b`, in increasing order, skipping shared subtrees; stops early when `f` returns
+    /// `true`, and then returns `true`.
+    pub fn diff(&self, a: Summary, b: Summary, f: &mut dyn FnMut(CompId, Option<u32>, Option<u32>) -> bool) -> bool {
+        self.diff_at(a.0, b.0, 0, 0, f)
+    }
+
+    fn diff_at(
+        &self,
+        a: u32,
+        b: u32,
+        level: u32,
+        prefix: u32,
+        f: &mut dyn FnMut(CompId, Option<u32>, Option<u32>) -> bool,
+    ) -> bool {
+        if a == b {
+            return false;
+        }
+        let sa = if a == 0 { [0; FANOUT] } else { self.nodes[a as usize].slots };
+        let sb = if b == 0 { [0; FANOUT] } else { self.nodes[b as usize].slots };
+        let leaf = level + 1 == self.levels;
+        for i in 0..FANOUT {
+            if sa[i] == sb[i] {
+                continue;
+            }
+            let p = (prefix << BITS) | i as u32;
+            if leaf {
+                let x = (sa[i] != 0).then(|| sa[i] - 1);
+                let y = (sb[i] != 0).then(|| sb[i] - 1);
+                if f(CompId(p), x, y) {
+                    return true;
+                }
+            } else if self.diff_at(sa[i].saturating_sub(1), sb[i].saturating_sub(1), level + 1, p, f) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Calls `f(c, event)` for every entry of `root`, in increasing component order.
+    pub fn for_each(&self, root: Summary, f: &mut dyn FnMut(CompId, u32)) {
+        self.diff(root, Summary::EMPTY, &mut |c, x, _| {
+            if let Some(x) = x {
+                f(c, x);
+            }
+            false
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(c: CompId, e: u32) -> LeafWeight {
+        LeafWeight {
+            hash: (c.0 as u64 + 1) * 1_000_003 + e as u64,
+            size: 1,
+        }
+    }
+
+    fn entries(t: &Tries, r: Summary) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        t.for_each(r, &mut |c, e| v.push((c.0, e)));
+        v
+    }
+
+    #[test]
+    fn set_get_and_sums() {
+        for comps in [3usize, 16, 17, 300, 5000] {
+            let mut t = Tries::new(comps);
+            let last = CompId(comps as u32 - 1);
+            let a = t.set_all(Summary::EMPTY, &[(CompId(0), 7), (last, 9)], &w);
+            t.retain(a);
+            assert_eq!(t.get(a, CompId(0)), Some(7));
+            assert_eq!(t.get(a, last), Some(9));
+            assert_eq!(t.get(a, CompId(1)), None);
+            assert_eq!(t.size(a), if comps == 1 { 1 } else { 2 });
+            let b = t.set_all(a, &[(CompId(0), 8)], &w);
+            t.retain(b);
+            assert_eq!(t.get(a, CompId(0)), Some(7), "persistent: a unchanged");
+            assert_eq!(t.get(b, CompId(0)), Some(8));
+            assert_eq!(t.hash(b), w(CompId(0), 8).hash.wrapping_add(w(last, 9).hash));
+            t.release(a);
+            t.release(b);
+            assert_eq!(t.live_nodes(), 0, "everything freed ({comps} components)");
+        }
+    }
+
+    #[test]
+    fn merge_shares_and_picks() {
+        let mut t = Tries::new(200);
+        let base = t.set_all(Summary::EMPTY, &[(CompId(1), 1), (CompId(40), 2), (CompId(150), 3)], &w);
+        t.retain(base);
+        let a = t.set_all(base, &[(CompId(40), 10)], &w);
+        t.retain(a);
+        let b = t.set_all(base, &[(CompId(41), 11), (CompId(150), 12)], &w);
+        t.retain(b);
+        let pick = |_c: CompId, x: u32, y: u32| x.max(y);
+        let m = t.merge(a, b, &pick, &w);
+        t.retain(m);
+        assert_eq!(entries(&t, m), vec![(1, 1), (40, 10), (41, 11), (150, 12)]);
+        assert_eq!(t.size(m), 4);
+        let same = t.merge(a, a, &pick, &w);
+        assert_eq!(same, a);
+        let mut diffs = Vec::new();
+        t.diff(a, b, &mut |c, x, y| {
+            diffs.push((c.0, x, y));
+            false
+        });
+        assert_eq!(diffs, vec![(40, Some(10), Some(2)), (41, None, Some(11)), (150, Some(3), Some(12))]);
+        for r in [base, a, b, m] {
+            t.release(r);
+        }
+        assert_eq!(t.live_nodes(), 0);
+    }
+}
