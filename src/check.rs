@@ -3,15 +3,19 @@
 //! The engines differ in how they explore; they agree on this vocabulary, so the CLI, the
 //! JSON output and the tests treat them alike.
 
+use crate::qpor::AltMode;
 use crate::system::model::{Model, SystemOptions};
-use crate::system::{DeadKind, ModelError};
+use crate::system::{DeadKind, ModelError, System};
+use crate::unfold::cutoff::CutoffMode;
 use std::time::Duration;
 
 /// Which engine explores the model.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Engine {
-    /// Breadth-first search over global states: the oracle and the baseline.
+    /// Quasi-optimal partial order reduction over the program-like unfolding (Algorithm 1).
     #[default]
+    Qpor,
+    /// Breadth-first search over global states: the oracle and the baseline.
     Explicit,
 }
 
@@ -19,6 +23,7 @@ impl Engine {
     /// The engine's name in reports.
     pub fn name(self) -> &'static str {
         match self {
+            Engine::Qpor => "qpor",
             Engine::Explicit => "explicit",
         }
     }
@@ -37,7 +42,20 @@ pub struct CheckOptions {
     pub max_states: Option<u64>,
     /// Stop with an inconclusive verdict after this much time.
     pub time_limit: Option<Duration>,
+    /// QPOR: how alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
+    pub alt: AltMode,
+    /// QPOR: the adequate order for cutoffs.
+    pub cutoff: CutoffMode,
+    /// QPOR: stop with an inconclusive verdict after creating this many events; with
+    /// `--cutoff none` it defaults to [`DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS`].
+    pub max_events: Option<u64>,
+    /// QPOR: never prune the unfolding (for measurements).
+    pub no_prune: bool,
 }
+
+/// The event limit used without cutoffs when none is given: cyclic models have infinite
+/// unfoldings, and the run must end (inconclusive) rather than fill the memory.
+pub const DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS: u64 = 20_000_000;
 
 impl CheckOptions {
     /// Sets [`CheckOptions::all`].
@@ -49,6 +67,30 @@ impl CheckOptions {
     /// Sets [`CheckOptions::max_states`].
     pub fn max_states(mut self, n: u64) -> Self {
         self.max_states = Some(n);
+        self
+    }
+
+    /// Sets [`CheckOptions::engine`].
+    pub fn engine(mut self, engine: Engine) -> Self {
+        self.engine = engine;
+        self
+    }
+
+    /// Sets [`CheckOptions::alt`].
+    pub fn alt(mut self, alt: AltMode) -> Self {
+        self.alt = alt;
+        self
+    }
+
+    /// Sets [`CheckOptions::cutoff`].
+    pub fn cutoff(mut self, cutoff: CutoffMode) -> Self {
+        self.cutoff = cutoff;
+        self
+    }
+
+    /// Sets [`CheckOptions::max_events`].
+    pub fn max_events(mut self, n: u64) -> Self {
+        self.max_events = Some(n);
         self
     }
 
@@ -194,6 +236,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Counters and resources.
     pub stats: Stats,
+    /// Engine settings worth reporting (`k`, `cutoff`), in a fixed order.
+    pub settings: Vec<(&'static str, serde_json::Value)>,
 }
 
 impl Report {
@@ -261,7 +305,100 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
     let sys = model.system(&opts.system)?;
     match opts.engine {
         Engine::Explicit => Ok(crate::explicit::check(&*sys, opts, observer)?),
+        Engine::Qpor => check_qpor(&*sys, opts, observer),
     }
+}
+
+/// Runs QPOR on the program-like unfolding of `sys`.
+pub fn check_qpor<S: System + ?Sized>(sys: &S, opts: &CheckOptions, observer: &mut dyn Observer) -> Result<Report, CheckError> {
+    use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
+    let start = std::time::Instant::now();
+    if !crate::unfold::program::supports(sys) {
+        return Err(CheckError::Model(ModelError::new(
+            "this model cannot be unfolded (its system does not list anchored steps); use --engine explicit",
+        )));
+    }
+    // An enabled action that touches no component is enabled in every reachable state:
+    // the system never deadlocks, and the unfolding cannot represent its repetitions.
+    let mut initial_steps = Vec::new();
+    sys.enabled_steps(&sys.initial_state(), &mut initial_steps);
+    if let Some(s) = initial_steps.iter().find(|s| s.touched.is_empty()) {
+        return Ok(Report {
+            verdict: Verdict::NoDeadlock,
+            engine: "qpor",
+            inconclusive_reason: None,
+            findings: Vec::new(),
+            stats: Stats {
+                seconds: start.elapsed().as_secs_f64(),
+                peak_rss_bytes: peak_rss_bytes(),
+                counters: vec![("always_enabled_action", s.action.0 as u64)],
+            },
+            settings: Vec::new(),
+        });
+    }
+    let max_events = opts.max_events.or((opts.cutoff == CutoffMode::None).then_some(DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS));
+    let mut unf = ProgramUnfolding::new(
+        sys,
+        ProgramOptions {
+            cutoff: opts.cutoff,
+            max_events,
+        },
+    );
+    let qopts = crate::qpor::QporOptions {
+        alt: opts.alt,
+        all: opts.all,
+        time_limit: opts.time_limit,
+        no_prune: opts.no_prune,
+    };
+    let out = crate::qpor::explore(&mut unf, sys, &qopts, observer)?;
+    let mut findings = out.findings;
+    findings.sort_by_key(|f| (f.kind != FindingKind::Fault, f.kind != FindingKind::Deadlock));
+    let verdict = if findings.iter().any(|f| f.kind == FindingKind::Fault) {
+        Verdict::Fault
+    } else if findings.iter().any(|f| f.kind == FindingKind::Deadlock) {
+        Verdict::Deadlock
+    } else if out.stopped.is_some() {
+        Verdict::Inconclusive
+    } else {
+        Verdict::NoDeadlock
+    };
+    let u = out.unfolding;
+    let stats = Stats {
+        seconds: start.elapsed().as_secs_f64(),
+        peak_rss_bytes: peak_rss_bytes(),
+        counters: vec![
+            ("max_configurations", out.max_configurations),
+            ("ssbs", out.ssbs),
+            ("cutoff_leaves", out.cutoff_leaves),
+            ("deadlocks", out.deadlock_leaves),
+            ("terminations", out.termination_leaves),
+            ("events", u.events_created),
+            ("peak_live_events", u.events_alive_peak),
+            ("cutoff_events", u.cutoff_events),
+            ("comb_calls", out.alt.combs),
+            ("alt_calls", out.alt.calls),
+            ("max_comb_size", out.alt.max_spikes),
+            ("max_depth", out.max_depth),
+            ("prunes", out.prunes),
+        ],
+    };
+    let k = match opts.alt {
+        AltMode::KPartial(k) => serde_json::json!(k),
+        AltMode::Optimal => serde_json::json!("optimal"),
+        AltMode::Sdpor => serde_json::json!("sdpor"),
+    };
+    Ok(Report {
+        verdict,
+        engine: "qpor",
+        inconclusive_reason: if verdict == Verdict::Inconclusive { out.stopped } else { None },
+        findings,
+        stats,
+        settings: vec![
+            ("k", k),
+            ("cutoff", serde_json::json!(opts.cutoff.name())),
+            ("unfolding", serde_json::json!("program")),
+        ],
+    })
 }
 
 /// Peak resident memory of this process in bytes (Linux `VmHWM`), 0 if unknown.

@@ -24,5 +24,6 @@ pub mod check;
 pub mod explicit;
 pub mod export;
 pub mod parse;
+pub mod qpor;
 pub mod system;
 pub mod unfold;

@@ -4,6 +4,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use qpor::check::{self, CheckOptions, Engine, Observer, Progress};
 use qpor::export::report;
 use qpor::parse::{self, Format, LoadOptions, Loaded};
+use qpor::qpor::AltMode;
+use qpor::unfold::cutoff::CutoffMode;
 use qpor::system::model::{Model, SystemOptions};
 use qpor::system::net::Decomposition;
 use std::io::{IsTerminal, Write};
@@ -57,8 +59,27 @@ struct CheckArgs {
     #[command(flatten)]
     model: ModelArgs,
     /// The exploration engine.
-    #[arg(long, value_enum, default_value = "explicit")]
+    #[arg(long, value_enum, default_value = "qpor")]
     engine: EngineArg,
+    /// QPOR: k-partial alternatives (comb of the k newest unjustified events).
+    #[arg(short = 'k', value_name = "N", conflicts_with_all = ["optimal", "sdpor"])]
+    k: Option<usize>,
+    /// QPOR: optimal alternatives (k = infinity): no sleep-set-blocked executions.
+    #[arg(long, conflicts_with = "sdpor")]
+    optimal: bool,
+    /// QPOR: singleton alternatives, the SDPOR view of the paper.
+    #[arg(long)]
+    sdpor: bool,
+    /// QPOR: the adequate order deciding cutoff events, or none.
+    #[arg(long, value_enum, default_value = "erv")]
+    cutoff: CutoffArg,
+    /// QPOR: give up (inconclusive, exit 3) after creating this many events (default
+    /// without cutoffs: 20000000).
+    #[arg(long, value_name = "N")]
+    max_events: Option<u64>,
+    /// QPOR: keep every event (no pruning of the unfolding).
+    #[arg(long, hide = true)]
+    no_prune: bool,
     /// Report every deadlock (and terminal state), not just the first.
     #[arg(long)]
     all: bool,
@@ -115,7 +136,15 @@ enum NetFormatArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum EngineArg {
+    Qpor,
     Explicit,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CutoffArg {
+    Erv,
+    Mcmillan,
+    None,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -217,14 +246,30 @@ fn run_check(a: CheckArgs) -> Result<u8, String> {
         Some(s) => Some(Duration::from_secs_f64(s)),
         None => None,
     };
+    let alt = match (a.k, a.optimal, a.sdpor) {
+        (Some(0), _, _) => return Err("-k 0: k must be at least 1 (use --optimal for k = infinity)".into()),
+        (Some(k), _, _) => AltMode::KPartial(k),
+        (None, true, _) => AltMode::Optimal,
+        (None, _, true) => AltMode::Sdpor,
+        (None, false, false) => AltMode::default(),
+    };
     let opts = CheckOptions {
         engine: match a.engine {
+            EngineArg::Qpor => Engine::Qpor,
             EngineArg::Explicit => Engine::Explicit,
         },
         system,
         all: a.all,
         max_states: a.max_states,
         time_limit,
+        alt,
+        cutoff: match a.cutoff {
+            CutoffArg::Erv => CutoffMode::Erv,
+            CutoffArg::Mcmillan => CutoffMode::McMillan,
+            CutoffArg::None => CutoffMode::None,
+        },
+        max_events: a.max_events,
+        no_prune: a.no_prune,
     };
     let mut progress = ProgressLine::new(!a.quiet);
     let result = check::check(&loaded.model, &opts, &mut progress);

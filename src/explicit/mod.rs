@@ -183,6 +183,7 @@ pub fn check<S: System + ?Sized>(
         },
         findings: out,
         stats,
+        settings: Vec::new(),
     })
 }
 

@@ -134,6 +134,9 @@ pub fn report_json(model: &str, report: &Report) -> Value {
     m.insert("model".into(), json!(model));
     m.insert("verdict".into(), json!(report.verdict.name()));
     m.insert("engine".into(), json!(report.engine));
+    for (k, v) in &report.settings {
+        m.insert((*k).into(), v.clone());
+    }
     if let Some(w) = report.witness() {
         m.insert("witness".into(), witness_json(w));
     }

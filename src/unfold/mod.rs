@@ -110,6 +110,8 @@ pub trait Unfolding {
     fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>);
     /// Whether `e` is a cutoff event.
     fn is_cutoff(&self, e: EventId) -> bool;
+    /// Whether `e` leaves a component in a fault state (such events are never extended).
+    fn is_fault(&self, e: EventId) -> bool;
     /// The action of `e`.
     fn action(&self, e: EventId) -> ActionId;
     /// state(C), as local states of the system's components.

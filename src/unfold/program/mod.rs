@@ -30,7 +30,7 @@ pub mod summary;
 
 use super::cutoff::{compare_erv, CutoffMode, HistoryShape};
 use super::{EventId, UnfoldError, UnfoldStats, Unfolding};
-use crate::system::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
+use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 use std::cmp::Ordering;
@@ -71,6 +71,8 @@ struct Event {
     state_hash: u64,
     alive: bool,
     cutoff: bool,
+    /// The event leaves a component in a fault state: like a cutoff, never extended.
+    fault: bool,
     pinned: bool,
     in_config: bool,
     mark: u32,
@@ -113,7 +115,6 @@ struct Representative {
     hash: u64,
     /// The event, or NONE for the empty configuration.
     event: EventId,
-    size: u32,
 }
 
 /// The program-like unfolding of a system, with a current configuration.
@@ -185,11 +186,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             steps: Vec::new(),
         };
         if opts.cutoff != CutoffMode::None {
-            u.reps.insert_unique(0, Representative {
-                hash: 0,
-                event: NONE,
-                size: 0,
-            }, |r| r.hash);
+            u.reps.insert_unique(0, Representative { hash: 0, event: NONE }, |r| r.hash);
         }
         u
     }
@@ -329,6 +326,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                     state_hash: 0,
                     alive: false,
                     cutoff: false,
+                    fault: false,
                     pinned: false,
                     in_config: false,
                     mark: 0,
@@ -397,6 +395,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             e.level = level;
             e.alive = true;
             e.cutoff = false;
+            e.fault = false;
             e.pinned = false;
             e.in_config = false;
         }
@@ -451,10 +450,22 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             let preds: SmallVec<[EventId; 8]> = e.nodes.iter().map(|n| n.pred).collect();
             key_hash(e.action, &preds)
         });
-        if self.opts.cutoff != CutoffMode::None {
+        let fault = step
+            .touched
+            .iter()
+            .zip(after)
+            .any(|(c, l)| self.sys.fault(*c, *l).is_some());
+        self.events[id.index()].fault = fault;
+        if self.opts.cutoff != CutoffMode::None && !fault {
             self.decide_cutoff(id);
         }
         id
+    }
+
+    /// Whether `e` must not be extended (a cutoff or a fault).
+    fn blocked(&self, e: EventId) -> bool {
+        let ev = self.ev(e);
+        ev.cutoff || ev.fault
     }
 
     /// Whether state([a]) = state([b]) (NONE is the empty configuration).
@@ -544,8 +555,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
 
     fn add_rep(&mut self, e: EventId, hash: u64) {
         self.events[e.index()].pinned = self.opts.cutoff == CutoffMode::Erv;
-        let size = self.ev(e).size;
-        self.reps.insert_unique(hash, Representative { hash, event: e, size }, |r| r.hash);
+        self.reps.insert_unique(hash, Representative { hash, event: e }, |r| r.hash);
     }
 
     fn children(&self, parent: EventId, c: CompId, out: &mut Vec<EventId>) {
@@ -609,7 +619,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             candidates.push(NONE);
         }
         for z in candidates {
-            if !z.is_none() && self.ev(z).cutoff {
+            if !z.is_none() && self.blocked(z) {
                 continue;
             }
             if !self.sys.may_enable(step, at, self.post_on(z, c)) {
@@ -700,9 +710,15 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         let mut preds: SmallVec<[EventId; 8]> = SmallVec::new();
         let mut result = Ok(());
         for step in &steps {
+            if step.touched.is_empty() {
+                // An action touching nothing is enabled in every state and cannot be an
+                // event (its occurrences would all be the same event); engines handle
+                // such systems before unfolding them (they never deadlock).
+                continue;
+            }
             preds.clear();
             preds.extend(step.touched.iter().map(|c| self.maxima[c.index()]));
-            if preds.iter().any(|p| !p.is_none() && self.ev(*p).cutoff) {
+            if preds.iter().any(|p| !p.is_none() && self.blocked(*p)) {
                 continue;
             }
             match self.event(step, &preds) {
@@ -736,7 +752,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             let c = CompId(c as u32);
             let positions: Vec<EventId> = chains[c.index()].iter().copied().chain(std::iter::once(NONE)).collect();
             for x in positions {
-                if !x.is_none() && self.ev(x).cutoff {
+                if !x.is_none() && self.blocked(x) {
                     continue;
                 }
                 anchored.clear();
@@ -875,6 +891,10 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         self.ev(e).cutoff
     }
 
+    fn is_fault(&self, e: EventId) -> bool {
+        self.ev(e).fault
+    }
+
     fn action(&self, e: EventId) -> ActionId {
         self.ev(e).action
     }
@@ -940,6 +960,3 @@ pub fn supports<S: System + ?Sized>(sys: &S) -> bool {
     let mut v = Vec::new();
     sys.anchored_steps(CompId(0), Local(0), &mut v) || sys.num_components() == 0
 }
-
-#[allow(dead_code)]
-fn _touch_set_is_small(_t: TouchSet) {}

