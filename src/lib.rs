@@ -13,7 +13,7 @@
 //! ```
 //! use qpor::check::{check, CheckOptions, Silent, Verdict};
 //! use qpor::parse::{load, LoadOptions};
-//! let loaded = load("models/philosophers-5.ll_net".as_ref(), &LoadOptions::default()).unwrap();
+//! let loaded = load("models/nets/philosophers-5.ll_net".as_ref(), &LoadOptions::default()).unwrap();
 //! let report = check(&loaded.model, &CheckOptions::default(), &mut Silent).unwrap();
 //! assert_eq!(report.verdict, Verdict::Deadlock);
 //! ```

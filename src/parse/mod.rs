@@ -163,7 +163,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
             })
         }
         Format::LlNet => {
-            let text = std::fs::read_to_string(path).map_err(io)?;
+            // The classic benchmark files carry Latin-1 comments ("Römer").
+            let bytes = std::fs::read(path).map_err(io)?;
+            let text = llnet::decode(&bytes);
             let (net, warnings) = llnet::parse(&text, &shown)?;
             Ok(Loaded {
                 model: Model::Net(net),
