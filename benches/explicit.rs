@@ -11,10 +11,18 @@ use qpor::system::net::{Decomposition, Net, NetSystem};
 /// (the last takes its right fork first) so that the whole state space is explored.
 fn philosophers(n: usize) -> Net {
     let mut net = Net::default();
-    let think: Vec<_> = (0..n).map(|i| net.add_place(format!("think_{i}"), None, 1)).collect();
-    let first: Vec<_> = (0..n).map(|i| net.add_place(format!("has_first_{i}"), None, 0)).collect();
-    let eat: Vec<_> = (0..n).map(|i| net.add_place(format!("eat_{i}"), None, 0)).collect();
-    let fork: Vec<_> = (0..n).map(|i| net.add_place(format!("fork_{i}"), None, 1)).collect();
+    let think: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("think_{i}"), None, 1))
+        .collect();
+    let first: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("has_first_{i}"), None, 0))
+        .collect();
+    let eat: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("eat_{i}"), None, 0))
+        .collect();
+    let fork: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("fork_{i}"), None, 1))
+        .collect();
     for i in 0..n {
         let (l, r) = (fork[i], fork[(i + 1) % n]);
         let (a, b) = if i == n - 1 { (r, l) } else { (l, r) };

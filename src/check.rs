@@ -229,8 +229,10 @@ pub struct Report {
     pub verdict: Verdict,
     /// The engine that produced it.
     pub engine: &'static str,
-    /// Why the run was inconclusive, when it was.
-    pub inconclusive_reason: Option<String>,
+    /// Why the run stopped before exploring everything it was asked to (a limit), if it
+    /// did. With a deadlock found the verdict stands, but under `--all` the list of
+    /// findings may then be incomplete.
+    pub stopped: Option<String>,
     /// The deadlocks and faults found (the first one only, unless `--all`), and with `--all`
     /// the terminations too; sorted by kind, then in discovery order.
     pub findings: Vec<Finding>,
@@ -310,7 +312,11 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
 }
 
 /// Runs QPOR on the program-like unfolding of `sys`.
-pub fn check_qpor<S: System + ?Sized>(sys: &S, opts: &CheckOptions, observer: &mut dyn Observer) -> Result<Report, CheckError> {
+pub fn check_qpor<S: System + ?Sized>(
+    sys: &S,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+) -> Result<Report, CheckError> {
     use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
     let start = std::time::Instant::now();
     if !crate::unfold::program::supports(sys) {
@@ -326,7 +332,7 @@ pub fn check_qpor<S: System + ?Sized>(sys: &S, opts: &CheckOptions, observer: &m
         return Ok(Report {
             verdict: Verdict::NoDeadlock,
             engine: "qpor",
-            inconclusive_reason: None,
+            stopped: None,
             findings: Vec::new(),
             stats: Stats {
                 seconds: start.elapsed().as_secs_f64(),
@@ -336,7 +342,9 @@ pub fn check_qpor<S: System + ?Sized>(sys: &S, opts: &CheckOptions, observer: &m
             settings: Vec::new(),
         });
     }
-    let max_events = opts.max_events.or((opts.cutoff == CutoffMode::None).then_some(DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS));
+    let max_events = opts
+        .max_events
+        .or((opts.cutoff == CutoffMode::None).then_some(DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS));
     let mut unf = ProgramUnfolding::new(
         sys,
         ProgramOptions {
@@ -390,7 +398,7 @@ pub fn check_qpor<S: System + ?Sized>(sys: &S, opts: &CheckOptions, observer: &m
     Ok(Report {
         verdict,
         engine: "qpor",
-        inconclusive_reason: if verdict == Verdict::Inconclusive { out.stopped } else { None },
+        stopped: out.stopped,
         findings,
         stats,
         settings: vec![

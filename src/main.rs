@@ -5,9 +5,9 @@ use qpor::check::{self, CheckOptions, Engine, Observer, Progress};
 use qpor::export::report;
 use qpor::parse::{self, Format, LoadOptions, Loaded};
 use qpor::qpor::AltMode;
-use qpor::unfold::cutoff::CutoffMode;
 use qpor::system::model::{Model, SystemOptions};
 use qpor::system::net::Decomposition;
+use qpor::unfold::cutoff::CutoffMode;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -93,7 +93,7 @@ struct CheckArgs {
     #[arg(long, value_name = "N")]
     max_states: Option<u64>,
     /// Give up (inconclusive, exit 3) after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// No progress line on stderr.
     #[arg(long, short)]
@@ -230,7 +230,11 @@ impl Observer for ProgressLine {
     fn progress(&mut self, p: &Progress) {
         if let Some(bar) = &self.bar {
             let parts: Vec<String> = p.counters.iter().map(|(n, v)| format!("{n} {v}")).collect();
-            let rate = p.counters.first().map(|(_, v)| *v as f64 / p.seconds.max(1e-9)).unwrap_or(0.0);
+            let rate = p
+                .counters
+                .first()
+                .map(|(_, v)| *v as f64 / p.seconds.max(1e-9))
+                .unwrap_or(0.0);
             bar.set_message(format!("{}, {:.0}/s, {:.1} s", parts.join(", "), rate, p.seconds));
             bar.tick();
         }
@@ -246,6 +250,9 @@ fn run_check(a: CheckArgs) -> Result<u8, String> {
         Some(s) => Some(Duration::from_secs_f64(s)),
         None => None,
     };
+    if a.max_states.is_some() && matches!(a.engine, EngineArg::Qpor) {
+        return Err("--max-states limits the explicit engine (--engine explicit); QPOR stores no states, use --max-events".into());
+    }
     let alt = match (a.k, a.optimal, a.sdpor) {
         (Some(0), _, _) => return Err("-k 0: k must be at least 1 (use --optimal for k = infinity)".into()),
         (Some(k), _, _) => AltMode::KPartial(k),

@@ -20,11 +20,14 @@ const MODES: [AltMode; 5] = [
     AltMode::Sdpor,
 ];
 
-/// A random net description: per transition, (input arcs, output arcs) as (place, weight).
+/// Arcs of a transition as (place, weight).
+type Arcs = Vec<(usize, u32)>;
+
+/// A random net description: per transition, (input arcs, output arcs).
 #[derive(Clone, Debug)]
 struct NetSpec {
     marking: Vec<u32>,
-    transitions: Vec<(Vec<(usize, u32)>, Vec<(usize, u32)>)>,
+    transitions: Vec<(Arcs, Arcs)>,
 }
 
 impl NetSpec {
@@ -85,26 +88,42 @@ fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
 /// Runs the explicit oracle and every QPOR configuration on `sys`; returns the explicit
 /// report, or None when the oracle did not finish (unbounded model).
 fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report> {
-    let all = CheckOptions::default().all(true).max_states(20_000);
+    let all = CheckOptions::default().all(true).max_states(5_000);
     let oracle = qpor::explicit::check(sys, &all, &mut Silent).unwrap();
-    if oracle.verdict == Verdict::Inconclusive {
+    if oracle.stopped.is_some() {
         return None;
     }
     let expected = dead_states(&oracle);
     for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
         for alt in MODES {
-            let opts = CheckOptions::default().all(true).alt(alt).cutoff(cutoff).max_events(200_000);
+            let opts = CheckOptions::default()
+                .all(true)
+                .alt(alt)
+                .cutoff(cutoff)
+                .max_events(200_000);
             let r = check_qpor(sys, &opts, &mut Silent).unwrap();
-            assert_ne!(r.verdict, Verdict::Inconclusive, "{what}: {alt:?} {cutoff:?} did not finish");
+            assert_ne!(
+                r.verdict,
+                Verdict::Inconclusive,
+                "{what}: {alt:?} {cutoff:?} did not finish"
+            );
             assert_eq!(r.verdict, oracle.verdict, "{what}: {alt:?} {cutoff:?}");
-            assert_eq!(dead_states(&r), expected, "{what}: dead states with {alt:?} {cutoff:?}");
+            assert_eq!(
+                dead_states(&r),
+                expected,
+                "{what}: dead states with {alt:?} {cutoff:?}"
+            );
             if alt == AltMode::Optimal {
                 assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
             }
             // Without --all, the verdict is the same and a deadlock comes with a witness
             // that replays to a dead state.
-            let first = check_qpor(sys, &CheckOptions::default().alt(alt).cutoff(cutoff), &mut Silent).unwrap();
-            assert_eq!(first.verdict, oracle.verdict, "{what}: first-deadlock mode, {alt:?} {cutoff:?}");
+            let first =
+                check_qpor(sys, &CheckOptions::default().alt(alt).cutoff(cutoff), &mut Silent).unwrap();
+            assert_eq!(
+                first.verdict, oracle.verdict,
+                "{what}: first-deadlock mode, {alt:?} {cutoff:?}"
+            );
         }
     }
     Some(oracle)
@@ -114,7 +133,9 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
 /// "independent iff disjoint touch sets": the number of distinct forms is the number of
 /// Mazurkiewicz traces. `None` if there are too many runs to enumerate.
 fn brute_force_traces<S: System + ?Sized>(sys: &S, limit: usize) -> Option<usize> {
-    let mut forms: HashSet<Vec<Vec<(u32, Vec<u32>)>>> = HashSet::new();
+    // A Foata normal form: levels of (action, touch set), each level sorted.
+    type Form = Vec<Vec<(u32, Vec<u32>)>>;
+    let mut forms: HashSet<Form> = HashSet::new();
     let mut stack: Vec<(Vec<Local>, Vec<Step>)> = vec![(sys.initial_state(), Vec::new())];
     let mut runs = 0usize;
     while let Some((state, run)) = stack.pop() {
@@ -161,7 +182,10 @@ fn check_trace_counts<S: System + ?Sized>(sys: &S, what: &str) {
         return;
     };
     for alt in MODES {
-        let opts = CheckOptions::default().all(true).alt(alt).cutoff(CutoffMode::None);
+        let opts = CheckOptions::default()
+            .all(true)
+            .alt(alt)
+            .cutoff(CutoffMode::None);
         let r = check_qpor(sys, &opts, &mut Silent).unwrap();
         assert_eq!(
             r.stats.get("max_configurations"),
@@ -174,8 +198,16 @@ fn check_trace_counts<S: System + ?Sized>(sys: &S, what: &str) {
     }
 }
 
+/// Cases per property: 600, or `QPOR_ORACLE_CASES` for longer hunts.
+fn cases() -> u32 {
+    std::env::var("QPOR_ORACLE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn safe_like_cyclic_nets_agree_with_the_oracle(spec in net_spec(false, 1, 1)) {
@@ -216,37 +248,45 @@ proptest! {
 /// A random component system given by tables: each action touches 1–3 of up to 4
 /// components with local states 0..4 and maps some combinations of their local states to
 /// new ones (jointly, not component by component, unlike nets).
+/// Local states of the touched components before and after.
+type TableRow = (Vec<u32>, Vec<u32>);
+
 #[derive(Clone, Debug)]
 struct TableSpec {
     components: usize,
-    actions: Vec<(Vec<usize>, Vec<(Vec<u32>, Vec<u32>)>)>,
+    actions: Vec<(Vec<usize>, Vec<TableRow>)>,
 }
 
 fn table_spec(acyclic: bool) -> impl Strategy<Value = TableSpec> {
     (2usize..=4, 1usize..=5).prop_flat_map(move |(nc, na)| {
-        let action = (prop::collection::btree_set(0..nc, 1..=3.min(nc)), 1usize..=3).prop_flat_map(move |(comps, rows)| {
-            let k = comps.len();
-            let comps: Vec<usize> = comps.into_iter().collect();
-            prop::collection::vec(
-                (prop::collection::vec(0u32..4, k), prop::collection::vec(0u32..4, k)),
-                rows,
-            )
-            .prop_map(move |mut rows| {
-                if acyclic {
-                    // Every touched component strictly increases: runs are finite.
-                    for (b, a) in &mut rows {
-                        for i in 0..b.len() {
-                            if a[i] <= b[i] {
-                                a[i] = b[i] + 1;
+        let action = (prop::collection::btree_set(0..nc, 1..=3.min(nc)), 1usize..=3).prop_flat_map(
+            move |(comps, rows)| {
+                let k = comps.len();
+                let comps: Vec<usize> = comps.into_iter().collect();
+                prop::collection::vec(
+                    (
+                        prop::collection::vec(0u32..4, k),
+                        prop::collection::vec(0u32..4, k),
+                    ),
+                    rows,
+                )
+                .prop_map(move |mut rows| {
+                    if acyclic {
+                        // Every touched component strictly increases: runs are finite.
+                        for (b, a) in &mut rows {
+                            for i in 0..b.len() {
+                                if a[i] <= b[i] {
+                                    a[i] = b[i] + 1;
+                                }
                             }
                         }
                     }
-                }
-                rows.sort();
-                rows.dedup_by(|x, y| x.0 == y.0);
-                (comps.clone(), rows)
-            })
-        });
+                    rows.sort();
+                    rows.dedup_by(|x, y| x.0 == y.0);
+                    (comps.clone(), rows)
+                })
+            },
+        );
         prop::collection::vec(action, na).prop_map(move |actions| TableSpec {
             components: nc,
             actions,
@@ -262,7 +302,11 @@ struct TableSystem {
 impl TableSystem {
     fn new(spec: &TableSpec) -> Self {
         TableSystem {
-            tables: spec.actions.iter().map(|(_, rows)| rows.iter().cloned().collect()).collect(),
+            tables: spec
+                .actions
+                .iter()
+                .map(|(_, rows)| rows.iter().cloned().collect())
+                .collect(),
             spec: spec.clone(),
         }
     }
@@ -270,7 +314,11 @@ impl TableSystem {
     fn step(&self, a: usize) -> Step {
         Step {
             action: ActionId(a as u32),
-            touched: self.spec.actions[a].0.iter().map(|&c| CompId(c as u32)).collect::<TouchSet>(),
+            touched: self.spec.actions[a]
+                .0
+                .iter()
+                .map(|&c| CompId(c as u32))
+                .collect::<TouchSet>(),
         }
     }
 }
@@ -333,38 +381,13 @@ fn a_net_with_an_isolated_transition_is_never_dead() {
     let _ = net.add_transition("idle", None);
     let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
     let _ = TransId(0);
-    let r = check_qpor(&sys, &CheckOptions::default().all(true).max_events(1000), &mut Silent).unwrap();
+    let r = check_qpor(
+        &sys,
+        &CheckOptions::default().all(true).max_events(1000),
+        &mut Silent,
+    )
+    .unwrap();
     let oracle = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
     assert_eq!(oracle.verdict, Verdict::NoDeadlock);
     assert_eq!(r.verdict, Verdict::NoDeadlock);
-}
-
-#[test]
-#[ignore]
-fn find_slow_cases() {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
-    let mut runner = TestRunner::deterministic();
-    let strat = net_spec(false, 2, 2);
-    for i in 0..300 {
-        let spec = strat.new_tree(&mut runner).unwrap().current();
-        let net = spec.build();
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let all = CheckOptions::default().all(true).max_states(20_000);
-        let oracle = qpor::explicit::check(&sys, &all, &mut Silent).unwrap();
-        if oracle.verdict == Verdict::Inconclusive {
-            continue;
-        }
-        for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
-            for alt in MODES {
-                let t = std::time::Instant::now();
-                let opts = CheckOptions::default().all(true).alt(alt).cutoff(cutoff).max_events(200_000);
-                let r = check_qpor(&sys, &opts, &mut Silent).unwrap();
-                let el = t.elapsed().as_secs_f64();
-                if el > 0.2 {
-                    eprintln!("case {i} {alt:?} {cutoff:?}: {el:.2}s {:?} {:?}\n{spec:?}", r.verdict, r.stats.counters);
-                }
-            }
-        }
-    }
 }

@@ -5,10 +5,18 @@ use qpor::unfold::cutoff::CutoffMode;
 
 fn philosophers(n: usize, ordered: bool) -> Net {
     let mut net = Net::default();
-    let think: Vec<_> = (0..n).map(|i| net.add_place(format!("think_{i}"), None, 1)).collect();
-    let first: Vec<_> = (0..n).map(|i| net.add_place(format!("has_first_{i}"), None, 0)).collect();
-    let eat: Vec<_> = (0..n).map(|i| net.add_place(format!("eat_{i}"), None, 0)).collect();
-    let fork: Vec<_> = (0..n).map(|i| net.add_place(format!("fork_{i}"), None, 1)).collect();
+    let think: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("think_{i}"), None, 1))
+        .collect();
+    let first: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("has_first_{i}"), None, 0))
+        .collect();
+    let eat: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("eat_{i}"), None, 0))
+        .collect();
+    let fork: Vec<_> = (0..n)
+        .map(|i| net.add_place(format!("fork_{i}"), None, 1))
+        .collect();
     for i in 0..n {
         let (l, r) = (fork[i], fork[(i + 1) % n]);
         let (a, b) = if ordered && i == n - 1 { (r, l) } else { (l, r) };
@@ -35,13 +43,31 @@ fn smoke() {
         for ordered in [false, true] {
             let net = philosophers(n, ordered);
             let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-            for alt in [AltMode::KPartial(1), AltMode::KPartial(2), AltMode::Optimal, AltMode::Sdpor] {
+            for alt in [
+                AltMode::KPartial(1),
+                AltMode::KPartial(2),
+                AltMode::Optimal,
+                AltMode::Sdpor,
+            ] {
                 for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
                     let opts = CheckOptions::default().all(true).alt(alt).cutoff(cutoff);
                     let r = check_qpor(&sys, &opts, &mut Silent).unwrap();
-                    eprintln!("n={n} ordered={ordered} {alt:?} {cutoff:?}: {:?} {:?}", r.verdict, r.stats.counters);
-                    assert_eq!(r.verdict, if ordered { Verdict::NoDeadlock } else { Verdict::Deadlock });
-                    assert_eq!(r.findings_of(FindingKind::Deadlock).count(), if ordered { 0 } else { 1 });
+                    eprintln!(
+                        "n={n} ordered={ordered} {alt:?} {cutoff:?}: {:?} {:?}",
+                        r.verdict, r.stats.counters
+                    );
+                    assert_eq!(
+                        r.verdict,
+                        if ordered {
+                            Verdict::NoDeadlock
+                        } else {
+                            Verdict::Deadlock
+                        }
+                    );
+                    assert_eq!(
+                        r.findings_of(FindingKind::Deadlock).count(),
+                        if ordered { 0 } else { 1 }
+                    );
                 }
             }
         }

@@ -176,11 +176,7 @@ pub fn check<S: System + ?Sized>(
     Ok(Report {
         verdict,
         engine: "explicit",
-        inconclusive_reason: if verdict == Verdict::Inconclusive {
-            inconclusive
-        } else {
-            None
-        },
+        stopped: inconclusive,
         findings: out,
         stats,
         settings: Vec::new(),
@@ -278,7 +274,7 @@ mod tests {
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         let r = check(&sys, &CheckOptions::default().max_states(10), &mut Silent).unwrap();
         assert_eq!(r.verdict, Verdict::Inconclusive);
-        assert!(r.inconclusive_reason.unwrap().contains("state limit of 10"));
+        assert!(r.stopped.unwrap().contains("state limit of 10"));
     }
 
     #[test]

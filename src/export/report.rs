@@ -23,8 +23,13 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         Verdict::Inconclusive => "inconclusive",
     };
     let _ = writeln!(s, "{model}: {headline}");
-    if let Some(why) = &report.inconclusive_reason {
-        let _ = writeln!(s, "  stopped: {why}");
+    if let Some(why) = &report.stopped {
+        let incomplete = if report.verdict == Verdict::Inconclusive {
+            ""
+        } else {
+            " (the findings below may not be all)"
+        };
+        let _ = writeln!(s, "  stopped: {why}{incomplete}");
     }
     let bad: Vec<&Finding> = report
         .findings
@@ -140,8 +145,8 @@ pub fn report_json(model: &str, report: &Report) -> Value {
     if let Some(w) = report.witness() {
         m.insert("witness".into(), witness_json(w));
     }
-    if let Some(why) = &report.inconclusive_reason {
-        m.insert("inconclusive_reason".into(), json!(why));
+    if let Some(why) = &report.stopped {
+        m.insert("stopped".into(), json!(why));
     }
     m.insert(
         "findings".into(),
@@ -165,13 +170,22 @@ pub fn stats_json(stats: &Stats) -> Value {
 /// Model information as text.
 pub fn info_text(model: &str, info: &ModelInfo) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{model}: {}{}", info.kind, info.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default());
+    let _ = writeln!(
+        s,
+        "{model}: {}{}",
+        info.kind,
+        info.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default()
+    );
     if let Some(n) = &info.net {
         let _ = writeln!(s, "  places: {}", n.places);
         let _ = writeln!(s, "  transitions: {}", n.transitions);
         let _ = writeln!(s, "  arcs: {} ({} read arcs)", n.arcs, n.read_arcs);
         let _ = writeln!(s, "  max arc weight: {}", n.max_weight);
-        let _ = writeln!(s, "  initial marking 1-bounded: {}", if n.initially_one_bounded { "yes" } else { "no" });
+        let _ = writeln!(
+            s,
+            "  initial marking 1-bounded: {}",
+            if n.initially_one_bounded { "yes" } else { "no" }
+        );
         match (n.nupn_units, n.nupn_safe) {
             (Some(u), safe) => {
                 let _ = writeln!(
@@ -193,7 +207,12 @@ pub fn info_text(model: &str, info: &ModelInfo) -> String {
         }
     }
     let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    let _ = writeln!(s, "  components: {} ({})", info.components.len(), summary.join(", "));
+    let _ = writeln!(
+        s,
+        "  components: {} ({})",
+        info.components.len(),
+        summary.join(", ")
+    );
     if info.kind == "program" {
         for (k, name) in &info.components {
             let _ = writeln!(s, "    {k} {name}");

@@ -138,7 +138,11 @@ pub fn alternative<U: Unfolding + ?Sized>(
             let cand = spike[cursor[level]];
             cursor[level] += 1;
             stats.combinations_tried += 1;
-            if scratch.chosen.iter().all(|&o| o == cand || !unf.conflict(o, cand)) {
+            if scratch
+                .chosen
+                .iter()
+                .all(|&o| o == cand || !unf.conflict(o, cand))
+            {
                 scratch.chosen.push(cand);
                 picked = true;
                 break;
@@ -172,7 +176,10 @@ pub fn alternative<U: Unfolding + ?Sized>(
             }
         }
     }
-    debug_assert!(a.iter().all(|x| !in_d.contains(x)), "[qpor internal bug] J ∩ D ≠ ∅");
+    debug_assert!(
+        a.iter().all(|x| !in_d.contains(x)),
+        "[qpor internal bug] J ∩ D ≠ ∅"
+    );
     if mode == AltMode::Sdpor {
         // Keep only the first event of J \ C that is enabled at C.
         let first = a.iter().copied().find(|&x| unf.is_enabled(x));

@@ -105,6 +105,8 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
     let mut iterations = 0u64;
     let mut last_progress = 0.0;
     let mut alive_after_prune = 0u64;
+    // C's prefix of this length had its cex added at an earlier leaf.
+    let mut cex_done = 0usize;
 
     if let Some(f) = fault_finding(sys, unf, unf.config_state()) {
         out.findings.push(f);
@@ -151,8 +153,8 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
             }
             if en.iter().all(|e| in_d.contains(e)) {
                 // A leaf: add cex(C) to U for every prefix of C at once.
-                match unf.add_conflicting_extensions() {
-                    Ok(_) => {}
+                match unf.add_conflicting_extensions(cex_done.min(unf.config().len())) {
+                    Ok(_) => cex_done = unf.config().len(),
                     Err(UnfoldError::EventLimit(n)) => {
                         out.stopped = Some(format!("event limit of {n} reached"));
                         break 'outer;
@@ -191,7 +193,10 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                     }
                 } else {
                     out.ssbs += 1;
-                    debug_assert!(opts.alt != AltMode::Optimal, "[qpor internal bug] SSB in optimal mode");
+                    debug_assert!(
+                        opts.alt != AltMode::Optimal,
+                        "[qpor internal bug] SSB in optimal mode"
+                    );
                 }
                 break;
             }
@@ -226,7 +231,10 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                 }
             }
         }
-        debug_assert!(a.is_empty(), "[qpor internal bug] leaf reached with events of A left");
+        debug_assert!(
+            a.is_empty(),
+            "[qpor internal bug] leaf reached with events of A left"
+        );
         // Backward: lines 6-8.
         loop {
             let Some(level) = levels.pop() else {
@@ -234,12 +242,16 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
             };
             let e = unf.pop();
             debug_assert_eq!(e, level.chosen);
+            cex_done = cex_done.min(unf.config().len());
             for x in d.drain(level.d_len..) {
                 in_d.remove(&x);
             }
             d.push(e);
             in_d.insert(e);
-            debug_assert!(d.iter().all(|x| !unf.in_config(*x)), "[qpor internal bug] D ∩ C ≠ ∅");
+            debug_assert!(
+                d.iter().all(|x| !unf.in_config(*x)),
+                "[qpor internal bug] D ∩ C ≠ ∅"
+            );
             if !opts.no_prune {
                 let alive = unf.stats().events_alive;
                 if alive > PRUNE_MIN && alive > 2 * alive_after_prune {
@@ -289,7 +301,11 @@ fn witness<U: Unfolding + ?Sized, S: System + ?Sized>(sys: &S, unf: &U) -> Witne
 }
 
 /// The first fault in `state`, as a finding reached by C.
-fn fault_finding<U: Unfolding + ?Sized, S: System + ?Sized>(sys: &S, unf: &U, state: &[Local]) -> Option<Finding> {
+fn fault_finding<U: Unfolding + ?Sized, S: System + ?Sized>(
+    sys: &S,
+    unf: &U,
+    state: &[Local],
+) -> Option<Finding> {
     let (c, msg) = crate::system::find_fault(sys, state)?;
     Some(Finding {
         kind: FindingKind::Fault,

@@ -75,7 +75,11 @@ pub fn compare_erv(a: &HistoryShape, b: &HistoryShape) -> Ordering {
     let mut lb = b.events.clone();
     la.sort_unstable();
     lb.sort_unstable();
-    let levels = la.last().map(|e| e.0).unwrap_or(0).max(lb.last().map(|e| e.0).unwrap_or(0));
+    let levels = la
+        .last()
+        .map(|e| e.0)
+        .unwrap_or(0)
+        .max(lb.last().map(|e| e.0).unwrap_or(0));
     for level in 1..=levels {
         let xa: Vec<ActionId> = la.iter().filter(|e| e.0 == level).map(|e| e.1).collect();
         let xb: Vec<ActionId> = lb.iter().filter(|e| e.0 == level).map(|e| e.1).collect();

@@ -85,8 +85,11 @@ pub struct UnfoldStats {
 pub trait Unfolding {
     /// Appends en(C) to `out`, creating the events; successors of cutoffs are left out.
     fn enabled(&mut self, out: &mut Vec<EventId>) -> Result<(), UnfoldError>;
-    /// Inserts cex(C) into U; returns how many events it found (new or not).
-    fn add_conflicting_extensions(&mut self) -> Result<usize, UnfoldError>;
+    /// Inserts cex(C) into U; returns how many events it found (new or not). The caller
+    /// promises that cex of the prefix `config()[..new_from]` was inserted before (at an
+    /// earlier leaf), so only events with a predecessor at position `new_from` or later
+    /// need to be searched: every other event of cex(C) is in cex or en of that prefix.
+    fn add_conflicting_extensions(&mut self, new_from: usize) -> Result<usize, UnfoldError>;
     /// Adds `e` (an event of en(C)) to C.
     fn push(&mut self, e: EventId);
     /// Removes the last event added to C and returns it.

@@ -397,6 +397,8 @@ struct Tables {
     faults: Vec<String>,
     fault_index: FxHashMap<String, u32>,
     fire_cache: FxHashMap<FireKey, SmallVec<[Local; 4]>>,
+    /// Interned receive statements by channel cell, for the anchored steps of senders.
+    recv_by_cell: FxHashMap<u32, Vec<u32>>,
 }
 
 /// A [`Program`] seen as a component system. Its tables grow as it is explored, behind a
@@ -465,6 +467,7 @@ impl<'p> ProgramSystem<'p> {
             faults: Vec::new(),
             fault_index: FxHashMap::default(),
             fire_cache: FxHashMap::default(),
+            recv_by_cell: FxHashMap::default(),
         };
         let mut initial = Vec::with_capacity(prog.comps.len());
         for (ci, comp) in prog.comps.iter().enumerate() {
@@ -658,6 +661,9 @@ impl<'p> ProgramSystem<'p> {
             actions,
         });
         t.pend_index.insert(key, id);
+        if let PendKind::Recv { cell, .. } = t.pends[id as usize].kind {
+            t.recv_by_cell.entry(cell).or_default().push(id);
+        }
         id
     }
 
@@ -1197,6 +1203,79 @@ impl System for ProgramSystem<'_> {
             t.fire_cache.insert(key, SmallVec::from_slice(after));
         }
         Ok(ok)
+    }
+
+    /// Actions are anchored at their owner process; a rendezvous at its sender. The
+    /// receive statements a sender may meet are those interned so far: every local state of
+    /// a receiver that an unfolding can pair with the sender has been visited by
+    /// `enabled_steps`, which interns its pending statement.
+    fn anchored_steps(&self, c: CompId, l: Local, out: &mut Vec<Step>) -> bool {
+        if !matches!(
+            self.prog.comps.get(c.index()).map(|x| x.kind),
+            Some(CompKind::Process(_))
+        ) {
+            return true;
+        }
+        let inst = c.0;
+        let mut t = self.tables.borrow_mut();
+        let p = self.pending_id(&mut t, inst, l);
+        if p == NO_PENDING {
+            return true;
+        }
+        match t.pends[p as usize].kind.clone() {
+            PendKind::Send { cell, .. } => {
+                let recvs = t.recv_by_cell.get(&cell).cloned().unwrap_or_default();
+                for rp in recvs {
+                    if t.pends[rp as usize].inst == inst {
+                        continue;
+                    }
+                    let a = self.meet(&mut t, p, rp);
+                    out.push(Step {
+                        action: a,
+                        touched: t.actions[a.index()].touched.clone(),
+                    });
+                }
+            }
+            PendKind::Recv { .. } => {}
+            _ => {
+                let pend = &t.pends[p as usize];
+                for &a in &pend.actions {
+                    out.push(Step {
+                        action: a,
+                        touched: pend.touched.clone(),
+                    });
+                }
+            }
+        }
+        true
+    }
+
+    fn may_enable(&self, step: &Step, index: usize, l: Local) -> bool {
+        let mut t = self.tables.borrow_mut();
+        let Some(info) = t.actions.get(step.action.index()) else {
+            return true;
+        };
+        let c = step.touched[index];
+        let pends: SmallVec<[u32; 2]> = match info.kind {
+            ActKind::Single { pend, .. } => smallvec::smallvec![pend],
+            ActKind::Meet { send, recv } => smallvec::smallvec![send, recv],
+        };
+        for pid in pends {
+            let (inst, kind) = {
+                let pend = &t.pends[pid as usize];
+                (pend.inst, pend.kind.clone())
+            };
+            if c == CompId(inst) {
+                return self.pending_id(&mut t, inst, l) == pid;
+            }
+            match kind {
+                PendKind::Lock(m) if m == c => return l == FREE || l == Local(inst + 1),
+                PendKind::Wait(s) if s == c => return l.0 > 0,
+                PendKind::Join(q) if q == c => return l == DONE,
+                _ => {}
+            }
+        }
+        true
     }
 
     fn action_name(&self, a: ActionId) -> String {

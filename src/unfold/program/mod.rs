@@ -74,9 +74,12 @@ struct Event {
     /// The event leaves a component in a fault state: like a cutoff, never extended.
     fault: bool,
     pinned: bool,
-    in_config: bool,
+    /// Position of the event in C's push order, or `NOT_IN_CONFIG`.
+    config_index: u32,
     mark: u32,
 }
+
+const NOT_IN_CONFIG: u32 = u32::MAX;
 
 impl Event {
     fn node(&self, c: CompId) -> Option<&Node> {
@@ -186,7 +189,8 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             steps: Vec::new(),
         };
         if opts.cutoff != CutoffMode::None {
-            u.reps.insert_unique(0, Representative { hash: 0, event: NONE }, |r| r.hash);
+            u.reps
+                .insert_unique(0, Representative { hash: 0, event: NONE }, |r| r.hash);
         }
         u
     }
@@ -282,7 +286,9 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         self.table
             .find(h, |&id| {
                 let e = &self.events[id.index()];
-                e.action == action && e.nodes.len() == preds.len() && e.nodes.iter().zip(preds).all(|(n, p)| n.pred == *p)
+                e.action == action
+                    && e.nodes.len() == preds.len()
+                    && e.nodes.iter().zip(preds).all(|(n, p)| n.pred == *p)
             })
             .copied()
     }
@@ -328,7 +334,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                     cutoff: false,
                     fault: false,
                     pinned: false,
-                    in_config: false,
+                    config_index: NOT_IN_CONFIG,
                     mark: 0,
                 });
                 EventId(self.events.len() as u32 - 1)
@@ -347,7 +353,11 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                 // have equal length, else p. Level-ancestor queries are then O(log depth).
                 let j = if !pn.jump.is_none() {
                     let jn = self.node(pn.jump, c);
-                    let jj_depth = if jn.jump.is_none() { -1 } else { self.node(jn.jump, c).depth as i64 };
+                    let jj_depth = if jn.jump.is_none() {
+                        -1
+                    } else {
+                        self.node(jn.jump, c).depth as i64
+                    };
                     if pn.depth as i64 - jn.depth as i64 == jn.depth as i64 - jj_depth && !jn.jump.is_none() {
                         jn.jump
                     } else {
@@ -397,7 +407,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             e.cutoff = false;
             e.fault = false;
             e.pinned = false;
-            e.in_config = false;
+            e.config_index = NOT_IN_CONFIG;
         }
         // The summary: the predecessors' summaries merged (keeping the deeper event per
         // component; they are comparable because the history is consistent), then e
@@ -470,11 +480,23 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
 
     /// Whether state([a]) = state([b]) (NONE is the empty configuration).
     fn same_state(&self, a: EventId, b: EventId) -> bool {
-        let sa = if a.is_none() { Summary::EMPTY } else { self.ev(a).summary };
-        let sb = if b.is_none() { Summary::EMPTY } else { self.ev(b).summary };
+        let sa = if a.is_none() {
+            Summary::EMPTY
+        } else {
+            self.ev(a).summary
+        };
+        let sb = if b.is_none() {
+            Summary::EMPTY
+        } else {
+            self.ev(b).summary
+        };
         !self.tries.diff(sa, sb, &mut |c, x, y| {
-            let lx = x.map(|x| self.node(EventId(x), c).post).unwrap_or(self.initial[c.index()]);
-            let ly = y.map(|y| self.node(EventId(y), c).post).unwrap_or(self.initial[c.index()]);
+            let lx = x
+                .map(|x| self.node(EventId(x), c).post)
+                .unwrap_or(self.initial[c.index()]);
+            let ly = y
+                .map(|y| self.node(EventId(y), c).post)
+                .unwrap_or(self.initial[c.index()]);
             lx != ly
         })
     }
@@ -555,19 +577,8 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
 
     fn add_rep(&mut self, e: EventId, hash: u64) {
         self.events[e.index()].pinned = self.opts.cutoff == CutoffMode::Erv;
-        self.reps.insert_unique(hash, Representative { hash, event: e }, |r| r.hash);
-    }
-
-    fn children(&self, parent: EventId, c: CompId, out: &mut Vec<EventId>) {
-        let mut x = if parent.is_none() {
-            self.roots[c.index()]
-        } else {
-            self.node(parent, c).first_child
-        };
-        while !x.is_none() {
-            out.push(x);
-            x = self.node(x, c).next_sibling;
-        }
+        self.reps
+            .insert_unique(hash, Representative { hash, event: e }, |r| r.hash);
     }
 
     /// The events of C's chain on `c`, from the top down to the root.
@@ -582,25 +593,36 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
 
     /// Searches predecessors for the unassigned components of `step` (`assign[j]` is
     /// `None` until chosen; `Some(NONE)` is ⊥) along C's chains, and creates every
-    /// consistent, enabled event found. `order` lists the component indices to assign.
+    /// consistent, enabled event found. `order` lists the component indices to assign;
+    /// `chains[c]` is C's chain on component c, from the top down.
+    /// Only combinations with a predecessor at position `new_from` or later in C are
+    /// wanted (the others were found at an earlier leaf); `have_new` says whether the
+    /// choices so far include one.
+    #[allow(clippy::too_many_arguments)]
     fn search_preds(
         &mut self,
         step: &Step,
         assign: &mut [Option<EventId>],
         order: &[usize],
         chains: &[Vec<EventId>],
+        new_from: u32,
+        have_new: bool,
         found: &mut usize,
     ) -> Result<(), UnfoldError> {
         let Some((&at, rest)) = order.split_first() else {
+            if !have_new {
+                return Ok(());
+            }
             let preds: SmallVec<[EventId; 8]> = assign.iter().map(|p| p.unwrap_or(NONE)).collect();
             if let Some(e) = self.event(step, &preds)? {
-                if !self.ev(e).in_config {
+                if self.ev(e).config_index == NOT_IN_CONFIG {
                     *found += 1;
                 }
             }
             return Ok(());
         };
         let c = step.touched[at];
+        let chain = &chains[c.index()];
         // The chosen predecessors' histories must not hold a later c-event than ours.
         let mut low: i64 = -1;
         for &p in assign.iter().flatten() {
@@ -608,14 +630,15 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                 low = low.max(self.depth_on(self.max_in_history(p, c), c));
             }
         }
+        let must_be_new = rest.is_empty() && !have_new;
         let mut candidates: SmallVec<[EventId; 16]> = SmallVec::new();
-        for &x in &chains[at] {
-            if (self.node(x, c).depth as i64) < low {
+        for &x in chain {
+            if (self.node(x, c).depth as i64) < low || (must_be_new && self.ev(x).config_index < new_from) {
                 break;
             }
             candidates.push(x);
         }
-        if low < 0 {
+        if low < 0 && !must_be_new {
             candidates.push(NONE);
         }
         for z in candidates {
@@ -637,8 +660,9 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             if !consistent {
                 continue;
             }
+            let new = !z.is_none() && self.ev(z).config_index >= new_from;
             assign[at] = Some(z);
-            self.search_preds(step, assign, rest, chains, found)?;
+            self.search_preds(step, assign, rest, chains, new_from, have_new || new, found)?;
             assign[at] = None;
         }
         Ok(())
@@ -740,17 +764,22 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         result
     }
 
-    fn add_conflicting_extensions(&mut self) -> Result<usize, UnfoldError> {
+    fn add_conflicting_extensions(&mut self, new_from: usize) -> Result<usize, UnfoldError> {
+        let new_from = new_from as u32;
         let n = self.sys.num_components();
         let mut chains: Vec<Vec<EventId>> = vec![Vec::new(); n];
-        for c in 0..n {
-            self.chain(CompId(c as u32), &mut chains[c]);
+        for (c, chain) in chains.iter_mut().enumerate() {
+            self.chain(CompId(c as u32), chain);
         }
         let mut found = 0usize;
         let mut anchored = Vec::new();
         for c in 0..n {
             let c = CompId(c as u32);
-            let positions: Vec<EventId> = chains[c.index()].iter().copied().chain(std::iter::once(NONE)).collect();
+            let positions: Vec<EventId> = chains[c.index()]
+                .iter()
+                .copied()
+                .chain(std::iter::once(NONE))
+                .collect();
             for x in positions {
                 if !x.is_none() && self.blocked(x) {
                     continue;
@@ -761,16 +790,28 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
                         "this system cannot list its anchored steps, which the unfolding needs",
                     )));
                 }
-                for step in std::mem::take(&mut anchored) {
+                let x_new = !x.is_none() && self.ev(x).config_index >= new_from;
+                for step in &anchored {
                     let Some(ai) = step.touched.iter().position(|&d| d == c) else {
                         continue;
                     };
-                    let mut assign: SmallVec<[Option<EventId>; 8]> = SmallVec::from_elem(None, step.touched.len());
+                    // Some predecessor must be new: if x is old, one of the other
+                    // components needs a new event at the top of its chain.
+                    if !x_new
+                        && !step.touched.iter().any(|d| {
+                            *d != c
+                                && chains[d.index()]
+                                    .first()
+                                    .is_some_and(|&t| self.ev(t).config_index >= new_from)
+                        })
+                    {
+                        continue;
+                    }
+                    let mut assign: SmallVec<[Option<EventId>; 8]> =
+                        SmallVec::from_elem(None, step.touched.len());
                     assign[ai] = Some(x);
                     let order: SmallVec<[usize; 8]> = (0..step.touched.len()).filter(|&j| j != ai).collect();
-                    let step_chains: Vec<Vec<EventId>> =
-                        step.touched.iter().map(|d| chains[d.index()].clone()).collect();
-                    self.search_preds(&step, &mut assign, &order, &step_chains, &mut found)?;
+                    self.search_preds(step, &mut assign, &order, &chains, new_from, x_new, &mut found)?;
                 }
             }
         }
@@ -778,7 +819,10 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
     }
 
     fn push(&mut self, e: EventId) {
-        debug_assert!(self.is_enabled(e), "[qpor internal bug] pushing an event not enabled at C");
+        debug_assert!(
+            self.is_enabled(e),
+            "[qpor internal bug] pushing an event not enabled at C"
+        );
         let top = *self.config_summaries.last().unwrap();
         let entries: SmallVec<[(CompId, u32); 8]> = self.ev(e).nodes.iter().map(|n| (n.comp, e.0)).collect();
         let events = &self.events;
@@ -792,12 +836,15 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             self.maxima[n.comp.index()] = e;
             self.state[n.comp.index()] = n.post;
         }
-        self.events[e.index()].in_config = true;
+        self.events[e.index()].config_index = self.config.len() as u32;
         self.config.push(e);
     }
 
     fn pop(&mut self) -> EventId {
-        let e = self.config.pop().expect("[qpor internal bug] pop from the empty configuration");
+        let e = self
+            .config
+            .pop()
+            .expect("[qpor internal bug] pop from the empty configuration");
         let s = self.config_summaries.pop().unwrap();
         self.tries.release(s);
         for i in 0..self.events[e.index()].nodes.len() {
@@ -808,7 +855,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             self.maxima[c.index()] = p;
             self.state[c.index()] = self.post_on(p, c);
         }
-        self.events[e.index()].in_config = false;
+        self.events[e.index()].config_index = NOT_IN_CONFIG;
         e
     }
 
@@ -817,30 +864,36 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
     }
 
     fn in_config(&self, e: EventId) -> bool {
-        self.ev(e).in_config
+        self.ev(e).config_index != NOT_IN_CONFIG
     }
 
     fn is_enabled(&self, e: EventId) -> bool {
         let ev = self.ev(e);
-        !ev.in_config && ev.nodes.iter().all(|n| self.maxima[n.comp.index()] == n.pred)
+        ev.config_index == NOT_IN_CONFIG && ev.nodes.iter().all(|n| self.maxima[n.comp.index()] == n.pred)
     }
 
     fn compatible(&self, e: EventId) -> bool {
         let top = *self.config_summaries.last().unwrap();
-        !self.tries.diff(self.ev(e).summary, top, &mut |c, x, y| match (x, y) {
-            (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
-            _ => false,
-        })
+        !self
+            .tries
+            .diff(self.ev(e).summary, top, &mut |c, x, y| match (x, y) {
+                (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
+                _ => false,
+            })
     }
 
     fn conflict(&self, a: EventId, b: EventId) -> bool {
         if a == b {
             return false;
         }
-        self.tries.diff(self.ev(a).summary, self.ev(b).summary, &mut |c, x, y| match (x, y) {
-            (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
-            _ => false,
-        })
+        self.tries.diff(
+            self.ev(a).summary,
+            self.ev(b).summary,
+            &mut |c, x, y| match (x, y) {
+                (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
+                _ => false,
+            },
+        )
     }
 
     fn causally_le(&self, a: EventId, b: EventId) -> bool {
@@ -856,35 +909,52 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
     }
 
     fn immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>) {
+        // Siblings in e's trees, except those with e's own action: two events of the same
+        // action that share a predecessor differ on another component, where their
+        // predecessors are ordered (or conflicting), so each conflicts with a cause of the
+        // other — never an immediate conflict. (These are the many variants cex creates.)
         let start = out.len();
+        let action = self.ev(e).action;
         for n in &self.ev(e).nodes {
-            self.children(n.pred, n.comp, out);
-        }
-        let mut seen: Vec<EventId> = Vec::new();
-        let mut kept = start;
-        for i in start..out.len() {
-            let x = out[i];
-            if x != e && !seen.contains(&x) {
-                seen.push(x);
-                out[kept] = x;
-                kept += 1;
+            let mut x = if n.pred.is_none() {
+                self.roots[n.comp.index()]
+            } else {
+                self.node(n.pred, n.comp).first_child
+            };
+            while !x.is_none() {
+                if self.ev(x).action != action {
+                    out.push(x);
+                }
+                x = self.node(x, n.comp).next_sibling;
             }
         }
-        out.truncate(kept);
+        if self.ev(e).nodes.len() > 1 {
+            out[start..].sort_unstable();
+            let mut kept = start;
+            for i in start..out.len() {
+                if kept == start || out[kept - 1] != out[i] {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
     }
 
     fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>) {
         let start = out.len();
         let mut found = Vec::new();
         self.walk_history(e, |u, x| {
-            if !u.ev(x).in_config {
+            if u.ev(x).config_index == NOT_IN_CONFIG {
                 found.push(x);
             }
         });
         // Causes before effects: a cause's history is strictly smaller.
         found.sort_by_key(|x| (self.ev(*x).size, x.0));
         out.extend(found);
-        debug_assert!(out[start..].windows(2).all(|w| self.ev(w[0]).size <= self.ev(w[1]).size));
+        debug_assert!(out[start..]
+            .windows(2)
+            .all(|w| self.ev(w[0]).size <= self.ev(w[1]).size));
     }
 
     fn is_cutoff(&self, e: EventId) -> bool {
@@ -950,7 +1020,9 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             .filter(|e| e.alive && e.nodes.spilled())
             .map(|e| (e.nodes.capacity() * std::mem::size_of::<Node>()) as u64)
             .sum();
-        s.bytes = self.events.len() as u64 * per_event + nodes + (self.tries.live_nodes() * Tries::NODE_BYTES) as u64;
+        s.bytes = self.events.len() as u64 * per_event
+            + nodes
+            + (self.tries.live_nodes() * Tries::NODE_BYTES) as u64;
         s
     }
 }

@@ -207,7 +207,12 @@ impl Tries {
 
     /// The summary `root` with `c ↦ event` for every pair of `entries` (sorted by
     /// component). The result carries no external reference: retain it to keep it.
-    pub fn set_all(&mut self, root: Summary, entries: &[(CompId, u32)], weight: &dyn Fn(CompId, u32) -> LeafWeight) -> Summary {
+    pub fn set_all(
+        &mut self,
+        root: Summary,
+        entries: &[(CompId, u32)],
+        weight: &dyn Fn(CompId, u32) -> LeafWeight,
+    ) -> Summary {
         let mut at = root;
         for &(c, e) in entries {
             let next = self.set(at, c, e, weight);
@@ -224,7 +229,13 @@ impl Tries {
         at
     }
 
-    fn set(&mut self, root: Summary, c: CompId, e: u32, weight: &dyn Fn(CompId, u32) -> LeafWeight) -> Summary {
+    fn set(
+        &mut self,
+        root: Summary,
+        c: CompId,
+        e: u32,
+        weight: &dyn Fn(CompId, u32) -> LeafWeight,
+    ) -> Summary {
         // Walk down, remembering the path, then rebuild it bottom-up.
         let mut path = Vec::with_capacity(self.levels as usize);
         let mut at = root.0;
@@ -234,18 +245,29 @@ impl Tries {
                 continue;
             }
             let s = self.nodes[at as usize].slots[self.digit(c.0, level)];
-            at = if level + 1 < self.levels { s.saturating_sub(1) } else { 0 };
+            at = if level + 1 < self.levels {
+                s.saturating_sub(1)
+            } else {
+                0
+            };
             if s == 0 {
                 at = 0;
             }
         }
         let leaf_level = self.levels - 1;
         let old_leaf = path[leaf_level as usize];
-        let mut slots = if old_leaf == 0 { [0; FANOUT] } else { self.nodes[old_leaf as usize].slots };
+        let mut slots = if old_leaf == 0 {
+            [0; FANOUT]
+        } else {
+            self.nodes[old_leaf as usize].slots
+        };
         let (mut h, mut s) = if old_leaf == 0 {
             (0, 0)
         } else {
-            (self.nodes[old_leaf as usize].hash, self.nodes[old_leaf as usize].size)
+            (
+                self.nodes[old_leaf as usize].hash,
+                self.nodes[old_leaf as usize].size,
+            )
         };
         let d = self.digit(c.0, leaf_level);
         if slots[d] != 0 {
@@ -260,7 +282,11 @@ impl Tries {
         let mut built = self.alloc(slots, h, s, false);
         for level in (0..leaf_level).rev() {
             let old = path[level as usize];
-            let mut slots = if old == 0 { [0; FANOUT] } else { self.nodes[old as usize].slots };
+            let mut slots = if old == 0 {
+                [0; FANOUT]
+            } else {
+                self.nodes[old as usize].slots
+            };
             slots[self.digit(c.0, level)] = built + 1;
             let (h, s) = self.inner_sums(&slots);
             built = self.alloc(slots, h, s, true);
@@ -356,7 +382,12 @@ impl Tries {
     /// Calls `f(c, in_a, in_b)` for every component whose entries differ between `a` and
     /// `b`, in increasing order, skipping shared subtrees; stops early when `f` returns
     /// `true`, and then returns `true`.
-    pub fn diff(&self, a: Summary, b: Summary, f: &mut dyn FnMut(CompId, Option<u32>, Option<u32>) -> bool) -> bool {
+    pub fn diff(
+        &self,
+        a: Summary,
+        b: Summary,
+        f: &mut dyn FnMut(CompId, Option<u32>, Option<u32>) -> bool,
+    ) -> bool {
         self.diff_at(a.0, b.0, 0, 0, f)
     }
 
@@ -371,8 +402,16 @@ impl Tries {
         if a == b {
             return false;
         }
-        let sa = if a == 0 { [0; FANOUT] } else { self.nodes[a as usize].slots };
-        let sb = if b == 0 { [0; FANOUT] } else { self.nodes[b as usize].slots };
+        let sa = if a == 0 {
+            [0; FANOUT]
+        } else {
+            self.nodes[a as usize].slots
+        };
+        let sb = if b == 0 {
+            [0; FANOUT]
+        } else {
+            self.nodes[b as usize].slots
+        };
         let leaf = level + 1 == self.levels;
         for i in 0..FANOUT {
             if sa[i] == sb[i] {
@@ -445,7 +484,11 @@ mod tests {
     #[test]
     fn merge_shares_and_picks() {
         let mut t = Tries::new(200);
-        let base = t.set_all(Summary::EMPTY, &[(CompId(1), 1), (CompId(40), 2), (CompId(150), 3)], &w);
+        let base = t.set_all(
+            Summary::EMPTY,
+            &[(CompId(1), 1), (CompId(40), 2), (CompId(150), 3)],
+            &w,
+        );
         t.retain(base);
         let a = t.set_all(base, &[(CompId(40), 10)], &w);
         t.retain(a);
@@ -463,7 +506,14 @@ mod tests {
             diffs.push((c.0, x, y));
             false
         });
-        assert_eq!(diffs, vec![(40, Some(10), Some(2)), (41, None, Some(11)), (150, Some(3), Some(12))]);
+        assert_eq!(
+            diffs,
+            vec![
+                (40, Some(10), Some(2)),
+                (41, None, Some(11)),
+                (150, Some(3), Some(12))
+            ]
+        );
         for r in [base, a, b, m] {
             t.release(r);
         }

@@ -1,0 +1,286 @@
+//! The `qpor` binary: exit codes, human output, `--json` shape, errors.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn qpor(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qpor"))
+        .args(args)
+        .output()
+        .expect("the qpor binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+}
+
+#[test]
+fn deadlocking_philosophers_exit_1_with_a_named_witness() {
+    let o = qpor(&["check", "models/nets/philosophers-5.pnml"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("deadlock found"), "{out}");
+    assert!(out.contains("witness (5 steps)"), "{out}");
+    for i in 0..5 {
+        assert!(out.contains(&format!("take_first_{i}")), "{out}");
+    }
+    assert!(out.contains("state: has_first_0, has_first_1"), "{out}");
+}
+
+#[test]
+fn ordered_philosophers_exit_0() {
+    let o = qpor(&["check", "models/nets/philosophers-ordered-5.pnml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no deadlock"));
+}
+
+#[test]
+fn check_json_has_the_documented_shape() {
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "explicit",
+        "--json",
+        "models/nets/philosophers-5.ll_net",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "deadlock");
+    assert_eq!(v["engine"], "explicit");
+    assert_eq!(v["witness"].as_array().unwrap().len(), 5);
+    assert!(v["witness"][0].as_str().unwrap().starts_with("take_first_"));
+    assert_eq!(v["stats"]["states"].as_u64(), Some(82));
+    assert!(v["stats"]["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(v["stats"]["peak_rss_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(v["findings"][0]["kind"], "deadlock");
+
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "explicit",
+        "--json",
+        "models/nets/token-ring-5.pnml",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "no-deadlock");
+    assert!(v.get("witness").is_none());
+    assert_eq!(v["stats"]["states"].as_u64(), Some(10));
+}
+
+#[test]
+fn qpor_is_the_default_engine_with_its_own_statistics() {
+    let o = qpor(&["check", "--json", "models/nets/philosophers-5.pnml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["engine"], "qpor");
+    assert_eq!(v["verdict"], "deadlock");
+    assert_eq!(v["cutoff"], "erv");
+    assert_eq!(v["witness"].as_array().unwrap().len(), 5);
+    for field in [
+        "max_configurations",
+        "ssbs",
+        "cutoff_leaves",
+        "deadlocks",
+        "events",
+        "peak_live_events",
+        "comb_calls",
+        "seconds",
+        "peak_rss_bytes",
+    ] {
+        assert!(v["stats"].get(field).is_some(), "stats.{field} missing");
+    }
+    let o = qpor(&[
+        "check",
+        "--json",
+        "--optimal",
+        "--cutoff",
+        "none",
+        "--all",
+        "models/proc/ssbexp.proc",
+        "-D",
+        "K=4",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["k"], "optimal");
+    assert_eq!(v["cutoff"], "none");
+    assert_eq!(v["stats"]["max_configurations"], 8);
+    assert_eq!(v["stats"]["ssbs"], 0);
+    let o = qpor(&["check", "--json", "-k", "3", "models/nets/peterson.pnml"]);
+    assert_eq!(json(&o)["k"], 3);
+    let o = qpor(&["check", "-k", "0", "models/nets/peterson.pnml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = qpor(&["check", "-k", "2", "--optimal", "models/nets/peterson.pnml"]);
+    assert_eq!(o.status.code(), Some(2), "conflicting options");
+}
+
+#[test]
+fn cyclic_models_without_cutoffs_hit_the_event_limit() {
+    let o = qpor(&[
+        "check",
+        "--json",
+        "--cutoff",
+        "none",
+        "--max-events",
+        "500",
+        "models/nets/token-ring-5.pnml",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert!(v["stopped"].as_str().unwrap().contains("event limit of 500"));
+}
+
+#[test]
+fn programs_get_per_process_witnesses() {
+    let o = qpor(&["check", "--witness", "models/proc/philosophers.proc", "-D", "N=3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("per process:"), "{out}");
+    assert!(out.contains("phil[0]: lock fork[0]"), "{out}");
+    let o = qpor(&["info", "models/proc/philosophers.proc", "-D", "N=3"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("process phil[1]"), "{out}");
+    assert!(out.contains("mutex fork[2]"), "{out}");
+}
+
+#[test]
+fn all_lists_every_deadlock() {
+    let o = qpor(&["check", "--all", "--json", "models/nets/acyclic-choices.pnml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 6);
+    let o = qpor(&["check", "--all", "models/nets/acyclic-choices.pnml"]);
+    assert!(stdout(&o).contains("deadlock 6 of 6"), "{}", stdout(&o));
+}
+
+#[test]
+fn limits_make_the_run_inconclusive_with_exit_3() {
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "explicit",
+        "--json",
+        "--max-states",
+        "100",
+        "models/nets/philosophers-ordered-10.pnml",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert!(v["stopped"].as_str().unwrap().contains("state limit"));
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "explicit",
+        "--max-states",
+        "100",
+        "models/nets/philosophers-ordered-10.pnml",
+    ]);
+    assert!(stdout(&o).contains("inconclusive"));
+    let o = qpor(&[
+        "check",
+        "--max-states",
+        "100",
+        "models/nets/philosophers-ordered-10.pnml",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--max-states is an option of the explicit engine"
+    );
+    assert!(stderr(&o).contains("--max-events"), "{}", stderr(&o));
+    let o = qpor(&["check", "--time-limit", "-1", "models/nets/token-ring-5.pnml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--time-limit"));
+}
+
+#[test]
+fn bad_input_exits_2_with_a_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.ll_net");
+    std::fs::write(
+        &bad,
+        "PEP\nPTNet\nFORMAT_N\nPL\n1\"p\"M1\nTR\n1\"t\"\nTP\n1<7\nPT\n",
+    )
+    .unwrap();
+    let o = qpor(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("bad.ll_net:9:"), "{err}");
+
+    let o = qpor(&["check", "no/such/file.pnml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read"));
+
+    let unknown = dir.path().join("net.txt");
+    std::fs::write(&unknown, "hello").unwrap();
+    let o = qpor(&["check", unknown.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown format"));
+    let o = qpor(&["check", "--format", "llnet", unknown.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "read as ll_net, the text is malformed");
+
+    let o = qpor(&["check"]);
+    assert_eq!(o.status.code(), Some(2), "usage error");
+    let o = qpor(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2), "unknown subcommand");
+}
+
+#[test]
+fn info_reports_sizes() {
+    let o = qpor(&["info", "--json", "models/nets/producer-consumer-4.pnml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["kind"], "net");
+    assert_eq!(v["places"], 6);
+    assert_eq!(v["transitions"], 4);
+    assert_eq!(v["arcs"], 12);
+    assert_eq!(v["max_arc_weight"], 3);
+    assert_eq!(v["initially_one_bounded"], false);
+    assert_eq!(v["nupn"], false);
+    assert_eq!(v["components"].as_array().unwrap().len(), 6);
+
+    let o = qpor(&["info", "models/mcc2023/Philosophers-PT-000005.pnml"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("places: 25"), "{out}");
+    assert!(out.contains("NUPN: 11 units"), "{out}");
+    assert!(out.contains("components: 10 (10 unit)"), "{out}");
+    let o = qpor(&[
+        "info",
+        "--components",
+        "places",
+        "models/mcc2023/Philosophers-PT-000005.pnml",
+    ]);
+    assert!(stdout(&o).contains("components: 25 (25 place)"), "{}", stdout(&o));
+}
+
+#[test]
+fn convert_keeps_the_behaviour() {
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to, ext) in [
+        ("models/nets/dekker.ll_net", "pnml", "pnml"),
+        ("models/nets/dekker.pnml", "llnet", "ll_net"),
+    ] {
+        let out = dir.path().join(format!("dekker.{ext}"));
+        let o = qpor(&["convert", from, "--to", to, "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let o = qpor(&["check", "--engine", "explicit", "--json", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(json(&o)["stats"]["states"].as_u64(), Some(56));
+    }
+    let o = qpor(&["convert", "models/nets/peterson.pnml", "--to", "llnet"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("PEP\n"));
+}

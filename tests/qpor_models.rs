@@ -1,0 +1,118 @@
+//! QPOR against the explicit oracle on the models shipped in `models/`: the same verdict
+//! and, with `--all`, the same set of dead states, for every alternative mode and both
+//! cutoff orders (default parameters for programs).
+
+use qpor::check::{check, CheckOptions, Engine, FindingKind, Report, Silent, Verdict};
+use qpor::parse::{load, LoadOptions};
+use qpor::qpor::AltMode;
+use qpor::system::model::Model;
+use qpor::unfold::cutoff::CutoffMode;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
+    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
+}
+
+fn agree(path: &str, modes: &[AltMode]) {
+    let model: Model = load(Path::new(path), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .model;
+    let oracle = check(
+        &model,
+        &CheckOptions::default().engine(Engine::Explicit).all(true),
+        &mut Silent,
+    )
+    .unwrap();
+    assert!(oracle.stopped.is_none(), "{path}: the oracle finishes");
+    for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
+        for &alt in modes {
+            let opts = CheckOptions::default()
+                .engine(Engine::Qpor)
+                .all(true)
+                .alt(alt)
+                .cutoff(cutoff);
+            let r = check(&model, &opts, &mut Silent).unwrap();
+            assert_eq!(r.verdict, oracle.verdict, "{path} {alt:?} {cutoff:?}");
+            assert_eq!(dead_states(&r), dead_states(&oracle), "{path} {alt:?} {cutoff:?}");
+            if alt == AltMode::Optimal {
+                assert_eq!(r.stats.get("ssbs"), Some(0), "{path}: SSB in optimal mode");
+            }
+            let first = check(
+                &model,
+                &CheckOptions::default().alt(alt).cutoff(cutoff),
+                &mut Silent,
+            )
+            .unwrap();
+            assert_eq!(
+                first.verdict, oracle.verdict,
+                "{path} {alt:?} {cutoff:?}, first finding only"
+            );
+            if let Some(w) = first.witness() {
+                assert!(
+                    !w.steps.is_empty() || oracle.verdict == Verdict::Fault,
+                    "{path}: a witness"
+                );
+            }
+        }
+    }
+}
+
+const ALL_MODES: [AltMode; 5] = [
+    AltMode::KPartial(1),
+    AltMode::KPartial(2),
+    AltMode::KPartial(3),
+    AltMode::Optimal,
+    AltMode::Sdpor,
+];
+
+#[test]
+fn own_nets() {
+    for entry in std::fs::read_dir("models/nets").unwrap() {
+        let path = entry.unwrap().path();
+        let p = path.to_str().unwrap();
+        if p.ends_with(".pnml") || p.ends_with(".ll_net") {
+            agree(p, &ALL_MODES);
+        }
+    }
+}
+
+#[test]
+fn classic_ll_nets() {
+    for name in [
+        "cyclic_3", "cyclic_6", "dac_6", "dac_9", "dp_6", "dp_8", "dpd_4", "dpfm_5", "dph_4", "gas_q_1",
+        "over_2", "over_3", "ring_3", "ring_5", "rw_6",
+    ] {
+        agree(
+            &format!("models/ll_net/{name}.fsa.ll_net"),
+            &[AltMode::KPartial(2), AltMode::Optimal],
+        );
+    }
+    agree("models/ll_net/sem.ll_net", &ALL_MODES);
+}
+
+#[test]
+fn small_mcc_nets() {
+    for name in [
+        "Philosophers-PT-000005",
+        "TokenRing-PT-005",
+        "ResAllocation-PT-R002C002",
+        "Referendum-PT-0010",
+    ] {
+        agree(
+            &format!("models/mcc2023/{name}.pnml"),
+            &[AltMode::KPartial(2), AltMode::Optimal],
+        );
+    }
+}
+
+#[test]
+fn programs() {
+    for entry in std::fs::read_dir("models/proc").unwrap() {
+        let path = entry.unwrap().path();
+        let p = path.to_str().unwrap();
+        if p.ends_with(".proc") {
+            agree(p, &ALL_MODES);
+        }
+    }
+}
