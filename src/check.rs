@@ -317,6 +317,16 @@ pub fn check_qpor<S: System + ?Sized>(
     opts: &CheckOptions,
     observer: &mut dyn Observer,
 ) -> Result<Report, CheckError> {
+    check_qpor_with_tree(sys, opts, observer, &mut crate::qpor::NoTree)
+}
+
+/// [`check_qpor`], reporting the exploration tree to `tree` as it is built.
+pub fn check_qpor_with_tree<S: System + ?Sized>(
+    sys: &S,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+    tree: &mut dyn crate::qpor::TreeListener,
+) -> Result<Report, CheckError> {
     use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
     let start = std::time::Instant::now();
     if !crate::unfold::program::supports(sys) {
@@ -358,7 +368,7 @@ pub fn check_qpor<S: System + ?Sized>(
         time_limit: opts.time_limit,
         no_prune: opts.no_prune,
     };
-    let out = crate::qpor::explore(&mut unf, sys, &qopts, observer)?;
+    let out = crate::qpor::explore(&mut unf, sys, &qopts, observer, tree)?;
     let mut findings = out.findings;
     findings.sort_by_key(|f| (f.kind != FindingKind::Fault, f.kind != FindingKind::Deadlock));
     let verdict = if findings.iter().any(|f| f.kind == FindingKind::Fault) {

@@ -76,6 +76,43 @@ pub struct QporOutcome {
     pub prunes: u64,
 }
 
+/// What a leaf of the exploration tree is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LeafKind {
+    /// A maximal configuration whose state is a deadlock.
+    Deadlock,
+    /// A maximal configuration whose state is final.
+    Termination,
+    /// A maximal configuration stopped by cutoffs (its state still enables a step).
+    Cutoff,
+    /// A maximal configuration reaching a fault.
+    Fault,
+    /// A sleep-set-blocked leaf: en(C) ⊆ D, C not maximal.
+    Ssb,
+}
+
+/// Follows the binary exploration tree of Algorithm 1 as it is built, e.g. to draw it.
+/// Calls come in depth-first order: `left` goes down the left child (C ∪ {e}), `right`
+/// turns the current node into its right child (D ∪ {e}, aiming at the alternative), `leaf`
+/// ends a branch, `up` returns from a left child.
+pub trait TreeListener {
+    /// The current call adds `e` (action `a`) to C: the left child.
+    fn left(&mut self, _e: EventId, _a: crate::system::ActionId) {}
+    /// Back from the left child of the node at configuration size `depth`, whose event was
+    /// `e`; an alternative `j` (= J \ C) was found, so the right child follows.
+    fn right(&mut self, _depth: usize, _e: EventId, _j: &[EventId]) {}
+    /// The current node is a leaf.
+    fn leaf(&mut self, _kind: LeafKind) {}
+    /// Back from the left child of the node at configuration size `depth` with no
+    /// alternative: that node is finished.
+    fn up(&mut self, _depth: usize) {}
+}
+
+/// A listener that ignores the tree.
+pub struct NoTree;
+
+impl TreeListener for NoTree {}
+
 struct Level {
     chosen: EventId,
     d_len: usize,
@@ -91,6 +128,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
     sys: &S,
     opts: &QporOptions,
     observer: &mut dyn Observer,
+    tree: &mut dyn TreeListener,
 ) -> Result<QporOutcome, crate::system::ModelError> {
     let start = Instant::now();
     let mut out = QporOutcome::default();
@@ -167,17 +205,23 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                     let state = unf.config_state().to_vec();
                     if crate::system::find_fault(sys, &state).is_some() {
                         // Reported when the fault appeared.
+                        tree.leaf(LeafKind::Fault);
                     } else {
                         steps.clear();
                         sys.enabled_steps(&state, &mut steps);
                         if !steps.is_empty() {
                             out.cutoff_leaves += 1;
+                            tree.leaf(LeafKind::Cutoff);
                         } else {
                             let kind = classify_dead(sys, &state);
                             match kind {
                                 DeadKind::Deadlock => out.deadlock_leaves += 1,
                                 DeadKind::Termination => out.termination_leaves += 1,
                             }
+                            tree.leaf(match kind {
+                                DeadKind::Deadlock => LeafKind::Deadlock,
+                                DeadKind::Termination => LeafKind::Termination,
+                            });
                             if (kind == DeadKind::Deadlock || opts.all) && seen_states.insert(state.clone()) {
                                 out.findings.push(Finding {
                                     kind: kind.into(),
@@ -193,6 +237,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                     }
                 } else {
                     out.ssbs += 1;
+                    tree.leaf(LeafKind::Ssb);
                     debug_assert!(
                         opts.alt != AltMode::Optimal,
                         "[qpor internal bug] SSB in optimal mode"
@@ -216,6 +261,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                 chosen: e,
                 d_len: d.len(),
             });
+            tree.left(e, unf.action(e));
             unf.push(e);
             if !unf.is_fault(e) {
                 continue;
@@ -269,10 +315,12 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
             }
             match alternative(unf, &d, &in_d, opts.alt, &mut out.alt, &mut scratch) {
                 Some(j) => {
+                    tree.right(unf.config().len(), e, &j);
                     a = j;
                     continue 'outer;
                 }
                 None => {
+                    tree.up(unf.config().len());
                     d.pop();
                     in_d.remove(&e);
                 }

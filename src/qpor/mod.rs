@@ -8,6 +8,6 @@ pub mod alt;
 pub mod explore;
 
 pub use alt::AltMode;
-pub use explore::{explore, QporOptions, QporOutcome};
+pub use explore::{explore, LeafKind, NoTree, QporOptions, QporOutcome, TreeListener};
 
 use crate::unfold::Unfolding;

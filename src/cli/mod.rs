@@ -1,0 +1,133 @@
+//! What every subcommand shares: loading a model, the progress line, writing output.
+
+use clap::{Args, ValueEnum};
+use qpor::check::{Observer, Progress};
+use qpor::parse::{self, Format, LoadOptions, Loaded};
+use qpor::system::model::SystemOptions;
+use qpor::system::net::Decomposition;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+pub mod check;
+pub mod convert;
+pub mod info;
+
+#[derive(Args)]
+pub struct ModelArgs {
+    /// The model: a .pnml, .ll_net or .proc file.
+    pub model: PathBuf,
+    /// The input format, when the extension does not say it.
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Set a program parameter (`-D N=5`); repeatable.
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub define: Vec<String>,
+    /// How a net is cut into components: NUPN units when the file has them (auto),
+    /// or one component per place.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub components: ComponentsArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Pnml,
+    Llnet,
+    Proc,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum NetFormatArg {
+    Pnml,
+    Llnet,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ComponentsArg {
+    Auto,
+    Places,
+    Units,
+}
+
+/// Reads the model of `args`, printing the reader's warnings on stderr.
+pub fn load_model(args: &ModelArgs) -> Result<(Loaded, SystemOptions), String> {
+    let mut defines = Vec::new();
+    for d in &args.define {
+        let (name, value) = d
+            .split_once('=')
+            .ok_or_else(|| format!("-D {d}: expected NAME=VALUE"))?;
+        let value: i64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("-D {d}: the value must be an integer"))?;
+        defines.push((name.trim().to_string(), value));
+    }
+    let opts = LoadOptions {
+        format: args.format.map(|f| match f {
+            FormatArg::Pnml => Format::Pnml,
+            FormatArg::Llnet => Format::LlNet,
+            FormatArg::Proc => Format::Proc,
+        }),
+        defines,
+    };
+    let loaded = parse::load(&args.model, &opts).map_err(|e| e.to_string())?;
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    let system = SystemOptions {
+        decomposition: match args.components {
+            ComponentsArg::Auto => None,
+            ComponentsArg::Places => Some(Decomposition::Places),
+            ComponentsArg::Units => Some(Decomposition::Units),
+        },
+    };
+    Ok((loaded, system))
+}
+
+/// A progress line on stderr, drawn only when stderr is a terminal.
+pub struct ProgressLine {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl ProgressLine {
+    /// A progress line, drawn only if `enabled` and stderr is a terminal.
+    pub fn new(enabled: bool) -> ProgressLine {
+        let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar
+        });
+        ProgressLine { bar }
+    }
+
+    /// Clears the line.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for ProgressLine {
+    fn progress(&mut self, p: &Progress) {
+        if let Some(bar) = &self.bar {
+            let parts: Vec<String> = p.counters.iter().map(|(n, v)| format!("{n} {v}")).collect();
+            let rate = p
+                .counters
+                .first()
+                .map(|(_, v)| *v as f64 / p.seconds.max(1e-9))
+                .unwrap_or(0.0);
+            bar.set_message(format!("{}, {:.0}/s, {:.1} s", parts.join(", "), rate, p.seconds));
+            bar.tick();
+        }
+    }
+}
+
+/// Writes `bytes` to `path`, or to standard output.
+pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
+    match path {
+        Some(p) => std::fs::write(p, bytes).map_err(|e| format!("{}: cannot write: {e}", p.display())),
+        None => std::io::stdout()
+            .write_all(bytes)
+            .map_err(|e| format!("cannot write to standard output: {e}")),
+    }
+}
