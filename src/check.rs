@@ -7,6 +7,7 @@ use crate::qpor::AltMode;
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{DeadKind, ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::Backend;
 use std::time::Duration;
 
 /// Which engine explores the model.
@@ -51,6 +52,8 @@ pub struct CheckOptions {
     pub max_events: Option<u64>,
     /// QPOR: never prune the unfolding (for measurements).
     pub no_prune: bool,
+    /// QPOR: which unfolding backend to explore.
+    pub unfolding: Backend,
 }
 
 /// The event limit used without cutoffs when none is given: cyclic models have infinite
@@ -307,7 +310,12 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
     let sys = model.system(&opts.system)?;
     match opts.engine {
         Engine::Explicit => Ok(crate::explicit::check(&*sys, opts, observer)?),
-        Engine::Qpor => check_qpor(&*sys, opts, observer),
+        Engine::Qpor => match opts.unfolding {
+            Backend::Auto | Backend::Program => check_qpor(&*sys, opts, observer),
+            Backend::General => Err(CheckError::Model(ModelError::new(
+                "the general unfolding backend is not available yet; use --unfolding program",
+            ))),
+        },
     }
 }
 

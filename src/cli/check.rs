@@ -6,6 +6,7 @@ use qpor::check::{self, CheckOptions, Engine};
 use qpor::export::report;
 use qpor::qpor::AltMode;
 use qpor::unfold::cutoff::CutoffMode;
+use qpor::unfold::Backend;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -31,6 +32,9 @@ pub struct CheckArgs {
     /// without cutoffs: 20000000).
     #[arg(long, value_name = "N")]
     max_events: Option<u64>,
+    /// QPOR: the unfolding backend (auto: program-like for programs and NUPN nets).
+    #[arg(long, value_enum, default_value = "auto")]
+    unfolding: UnfoldingArg,
     /// QPOR: keep every event (no pruning of the unfolding).
     #[arg(long, hide = true)]
     no_prune: bool,
@@ -58,6 +62,13 @@ pub struct CheckArgs {
 enum EngineArg {
     Qpor,
     Explicit,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum UnfoldingArg {
+    Auto,
+    Program,
+    General,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -104,6 +115,11 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         },
         max_events: a.max_events,
         no_prune: a.no_prune,
+        unfolding: match a.unfolding {
+            UnfoldingArg::Auto => Backend::Auto,
+            UnfoldingArg::Program => Backend::Program,
+            UnfoldingArg::General => Backend::General,
+        },
     };
     let mut progress = ProgressLine::new(!a.quiet);
     let result = check::check(&loaded.model, &opts, &mut progress);

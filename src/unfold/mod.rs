@@ -17,6 +17,7 @@
 //!   be reused afterwards.
 
 pub mod cutoff;
+pub mod prefix;
 pub mod program;
 
 use crate::system::{ActionId, Local, ModelError};
@@ -62,6 +63,30 @@ impl fmt::Display for UnfoldError {
 impl From<ModelError> for UnfoldError {
     fn from(e: ModelError) -> Self {
         UnfoldError::Model(e)
+    }
+}
+
+/// Which backend unfolds a model (DESIGN.md §1).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Backend {
+    /// The program-like unfolding for programs and for nets with NUPN units; the general
+    /// one for other nets.
+    #[default]
+    Auto,
+    /// The program-like unfolding: one tree per component (for nets, per place or unit).
+    Program,
+    /// Branching processes of P/T nets with explicit conditions (nets only).
+    General,
+}
+
+impl Backend {
+    /// The backend's command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Program => "program",
+            Backend::General => "general",
+        }
     }
 }
 

@@ -1,0 +1,69 @@
+//! Complete finite prefixes as occurrence nets: the data `qpor unfold` builds and
+//! `qpor dot --view prefix|pes` draws (DESIGN.md §1 "Finite prefix"; cunf.md §2).
+//!
+//! Both backends produce the same shape. For the general backend conditions are its
+//! own; for the program-like backend a condition is a (component, local state) produced by
+//! an event on one of its components (or initially), consumed by the next event on that
+//! component.
+//!
+//! # Invariants
+//! - Every event's preset and postset list condition indices; every condition has at
+//!   most one producer (none for the initial cut) and is in the preset of its consumers.
+//! - Events are listed in the order they were added to the prefix; an event's causes
+//!   come before it.
+//! - `cutoff` is `Some(corr)` for cutoff events, where `corr` is the corresponding event
+//!   (the smaller local configuration with the same state) or `None` for the empty
+//!   configuration.
+
+/// An event of a prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrefixEvent {
+    /// The action's (transition's) name.
+    pub label: String,
+    /// The action's index (transition index for nets).
+    pub action: u32,
+    /// Conditions consumed (sorted).
+    pub preset: Vec<u32>,
+    /// Conditions produced (sorted).
+    pub postset: Vec<u32>,
+    /// For a cutoff: its corresponding event (`Some(None)`: the empty configuration).
+    pub cutoff: Option<Option<u32>>,
+    /// The process (or other owner) performing the event, for clustering; `None` for nets.
+    pub owner: Option<String>,
+}
+
+/// A condition of a prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    /// The place (or `component=state`) it stands for.
+    pub label: String,
+    /// Index of the place (or component) in the model.
+    pub place: u32,
+    /// The event producing it; `None` for initial conditions.
+    pub producer: Option<u32>,
+}
+
+/// A complete finite prefix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prefix {
+    /// Events, in insertion order.
+    pub events: Vec<PrefixEvent>,
+    /// Conditions, initial ones first.
+    pub conditions: Vec<Condition>,
+}
+
+impl Prefix {
+    /// Number of cutoff events.
+    pub fn cutoffs(&self) -> usize {
+        self.events.iter().filter(|e| e.cutoff.is_some()).count()
+    }
+
+    /// The initial conditions (the minimal cut).
+    pub fn initial_conditions(&self) -> impl Iterator<Item = u32> + '_ {
+        self.conditions
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.producer.is_none())
+            .map(|(i, _)| i as u32)
+    }
+}
