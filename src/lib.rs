@@ -8,7 +8,8 @@
 //! - [`system`]: the component-system IR every input becomes ([`system::System`]);
 //! - [`explicit`]: breadth-first search over global states, the oracle of every test;
 //! - [`check`]: the options and [`check::Report`] every engine shares;
-//! - [`export`]: writers of nets and reports.
+//! - [`export`]: writers of nets and reports;
+//! - [`reduce`]: the paper's NP-hardness reductions from CNF formulas and their deciders.
 //!
 //! ```
 //! use qpor::check::{check, CheckOptions, Silent, Verdict};
@@ -25,5 +26,6 @@ pub mod explicit;
 pub mod export;
 pub mod parse;
 pub mod qpor;
+pub mod reduce;
 pub mod system;
 pub mod unfold;

@@ -29,6 +29,15 @@ enum Command {
     Info(cli::info::InfoArgs),
     /// Convert a model to another net format.
     Convert(cli::convert::ConvertArgs),
+    /// Make an NP-hardness instance (PES, program or net) from a CNF formula.
+    Reduce(cli::reduce::ReduceArgs),
+    /// Answer a reduction instance with qpor's own Alt or cex (exit 0 yes, 1 no).
+    Decide(cli::decide::DecideArgs),
+    /// Draw a model, its unfolding prefix, its event structure or the QPOR exploration
+    /// tree with Graphviz (DOT, SVG, PNG).
+    Dot(cli::dot::DotArgs),
+    /// Build the complete finite prefix of a model's unfolding (ERV) and its statistics.
+    Unfold(cli::unfold::UnfoldArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +46,10 @@ fn main() -> ExitCode {
         Command::Check(a) => cli::check::run(a),
         Command::Info(a) => cli::info::run(a),
         Command::Convert(a) => cli::convert::run(a),
+        Command::Reduce(a) => cli::reduce::run(a),
+        Command::Decide(a) => cli::decide::run(a),
+        Command::Dot(a) => cli::dot::run(a),
+        Command::Unfold(a) => cli::unfold::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -32,7 +32,8 @@ pub struct CheckArgs {
     /// without cutoffs: 20000000).
     #[arg(long, value_name = "N")]
     max_events: Option<u64>,
-    /// QPOR: the unfolding backend (auto: program-like for programs and NUPN nets).
+    /// QPOR: the unfolding backend (auto: program-like for programs, NUPN nets and nets
+    /// given --components; general, token by token, for other nets).
     #[arg(long, value_enum, default_value = "auto")]
     unfolding: UnfoldingArg,
     /// QPOR: keep every event (no pruning of the unfolding).

@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 
 pub mod check;
 pub mod convert;
+pub mod decide;
+pub mod dot;
 pub mod info;
+pub mod reduce;
+pub mod unfold;
 
 #[derive(Args)]
 pub struct ModelArgs {

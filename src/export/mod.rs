@@ -1,5 +1,7 @@
-//! Writers: nets (PNML, ll_net) and reports (text, JSON).
+//! Writers: nets (PNML, ll_net), reports (text, JSON) and Graphviz pictures (DOT).
 
+pub mod dot;
 pub mod llnet;
+pub mod pes;
 pub mod pnml;
 pub mod report;

@@ -2,6 +2,7 @@
 //! stable JSON documented in the README ("JSON output").
 
 use crate::check::{Finding, FindingKind, Report, Stats, Verdict, Witness};
+use crate::system::invariants::Safeness;
 use crate::system::model::ModelInfo;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
@@ -50,6 +51,9 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
     let terminations = report.findings_of(FindingKind::Termination).count();
     if terminations > 0 {
         let _ = writeln!(s, "  {terminations} terminal state(s) (every process finished)");
+    }
+    if let Some((_, serde_json::Value::String(u))) = report.settings.iter().find(|(k, _)| *k == "unfolding") {
+        let _ = writeln!(s, "  unfolding: {u}");
     }
     let _ = writeln!(s, "  {}", stats_text(report.engine, &report.stats));
     s
@@ -186,6 +190,7 @@ pub fn info_text(model: &str, info: &ModelInfo) -> String {
             "  initial marking 1-bounded: {}",
             if n.initially_one_bounded { "yes" } else { "no" }
         );
+        let _ = writeln!(s, "  structurally safe: {}", safeness_text(&n.safeness));
         match (n.nupn_units, n.nupn_safe) {
             (Some(u), safe) => {
                 let _ = writeln!(
@@ -221,6 +226,21 @@ pub fn info_text(model: &str, info: &ModelInfo) -> String {
     s
 }
 
+/// The safeness verdict of `qpor info` in words.
+pub fn safeness_text(s: &Safeness) -> String {
+    match s {
+        Safeness::Invariants => "yes (every place is covered by a 1-token place invariant)".into(),
+        Safeness::NupnUnits => "yes (NUPN units declared safe)".into(),
+        Safeness::Unknown { unbounded, gave_up } => {
+            if *gave_up {
+                "not known (the place-invariant search gave up)".into()
+            } else {
+                format!("not known (no 1-token invariant covers {})", unbounded.join(", "))
+            }
+        }
+    }
+}
+
 /// Model information as JSON.
 pub fn info_json(model: &str, info: &ModelInfo) -> Value {
     let mut m = Map::new();
@@ -236,6 +256,8 @@ pub fn info_json(model: &str, info: &ModelInfo) -> Value {
         m.insert("initially_one_bounded".into(), json!(n.initially_one_bounded));
         m.insert("nupn".into(), json!(n.nupn_units.is_some()));
         m.insert("nupn_units".into(), json!(n.nupn_units));
+        m.insert("structurally_safe".into(), json!(n.safeness.is_safe()));
+        m.insert("safeness".into(), json!(safeness_text(&n.safeness)));
     }
     m.insert(
         "components".into(),

@@ -1,7 +1,9 @@
 //! Readers of every input format (DESIGN.md §2). Each reader reports bad input as a
 //! [`ParseError`] carrying `file:line:col` and never panics.
 
+pub mod dimacs;
 pub mod llnet;
+pub mod pes;
 pub mod pnml;
 pub mod proc;
 

@@ -6,7 +6,7 @@
 //! spike per chosen event d of D still enabled at C (the unjustified ones, newest first),
 //! holding the events of U in immediate conflict with d, filtered (not in D, compatible
 //! with C, and — for k-partial — not above an unjustified event of D); the first pairwise
-//! conflict-free combination ⟨e₁…e_k⟩, found depth-first, gives J = [e₁] ∪ … ∪ [e_k].
+//! conflict-free combination ⟨e₁…e_k⟩, found depth-first, gives J = \[e₁\] ∪ … ∪ \[e_k\].
 //! Finding one is NP-complete for k = ∞ (paper.md §3.1) and polynomial for fixed k.
 //!
 //! # Invariants
@@ -123,15 +123,34 @@ pub fn alternative<U: Unfolding + ?Sized>(
     stats.spikes += selected.len() as u64;
     stats.max_spikes = stats.max_spikes.max(selected.len() as u64);
 
-    // Depth-first search for a pairwise conflict-free combination.
+    // Depth-first search for a pairwise conflict-free combination. In optimal mode a
+    // spike whose D-event already conflicts with an event chosen so far is skipped: that
+    // event is justified by the partial combination, and trying its spike's events one by
+    // one would only multiply the branches (on the Theorem 4.1 instances, a clause already
+    // satisfied). J still avoids D: an event above a skipped d would conflict with the
+    // chosen event that justifies d, by inheritance.
     let n = selected.len();
+    let skip_justified = mode == AltMode::Optimal;
     scratch.chosen.clear();
     let mut cursor = vec![0usize; n];
+    let mut skipped = vec![false; n];
     let mut level = 0usize;
-    let found = loop {
+    let found = 'search: loop {
         if level == n {
             break true;
         }
+        if skip_justified
+            && cursor[level] == 0
+            && scratch.chosen.iter().any(|&o| unf.conflict(o, selected[level]))
+        {
+            skipped[level] = true;
+            level += 1;
+            if level < n {
+                cursor[level] = 0;
+            }
+            continue;
+        }
+        skipped[level] = false;
         let spike = &scratch.spikes[level];
         let mut picked = false;
         while cursor[level] < spike.len() {
@@ -154,10 +173,16 @@ pub fn alternative<U: Unfolding + ?Sized>(
                 cursor[level] = 0;
             }
         } else {
-            if level == 0 {
-                break false;
+            // Back to the last level that picked an event (skipped ones have no choice).
+            loop {
+                if level == 0 {
+                    break 'search false;
+                }
+                level -= 1;
+                if !skipped[level] {
+                    break;
+                }
             }
-            level -= 1;
             scratch.chosen.pop();
         }
     };

@@ -19,6 +19,7 @@
 //! - [`System::enabled_steps`] lists exactly the steps whose `fire` succeeds, in a
 //!   deterministic order.
 
+pub mod invariants;
 pub mod model;
 pub mod net;
 pub mod program;

@@ -78,6 +78,8 @@ pub struct NetInfo {
     pub nupn_units: Option<usize>,
     /// The NUPN block's `safe` attribute.
     pub nupn_safe: Option<bool>,
+    /// Whether the net is structurally safe (1-token invariants or safe NUPN units).
+    pub safeness: super::invariants::Safeness,
 }
 
 impl Model {
@@ -103,6 +105,7 @@ impl Model {
                     initially_one_bounded: net.initially_one_bounded(),
                     nupn_units: net.nupn.as_ref().map(|n| n.units.len()),
                     nupn_safe: net.nupn.as_ref().map(|n| n.safe),
+                    safeness: super::invariants::structural_safeness(net),
                 }),
                 components,
             },

@@ -17,6 +17,7 @@
 //!   be reused afterwards.
 
 pub mod cutoff;
+pub mod general;
 pub mod prefix;
 pub mod program;
 

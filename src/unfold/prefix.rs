@@ -14,6 +14,69 @@
 //! - `cutoff` is `Some(corr)` for cutoff events, where `corr` is the corresponding event
 //!   (the smaller local configuration with the same state) or `None` for the empty
 //!   configuration.
+//!
+//! The builder is [`builder`] (the ERV algorithm, shared), over the token view of a net
+//! ([`tokens`], the general backend) or the component view of a system ([`components`],
+//! the program-like backend); [`build_general`], [`build_program`] and [`build_model`] are
+//! the entry points.
+
+pub mod builder;
+pub mod components;
+pub mod tokens;
+
+pub use builder::{PrefixOptions, PrefixOutcome, PrefixStats};
+
+use crate::system::model::{Model, SystemOptions};
+use crate::system::net::{Decomposition, Net};
+use crate::system::{ModelError, System};
+use crate::unfold::Backend;
+
+/// The complete finite prefix of the branching process of `net` (the general backend).
+pub fn build_general(net: &Net, opts: &PrefixOptions) -> Result<PrefixOutcome, ModelError> {
+    builder::build(&mut tokens::Tokens::new(net), opts, "general")
+}
+
+/// The complete finite prefix of the program-like unfolding of `sys`.
+pub fn build_program<S: System + ?Sized>(sys: &S, opts: &PrefixOptions) -> Result<PrefixOutcome, ModelError> {
+    if !crate::unfold::program::supports(sys) {
+        return Err(ModelError::new(
+            "this model cannot be unfolded (its system does not list anchored steps)",
+        ));
+    }
+    builder::build(&mut components::Components::new(sys), opts, "program")
+}
+
+/// The prefix of `model` with the backend `backend` stands for (see
+/// [`crate::check::resolve_backend`]; the general backend takes nets only, and unfolds
+/// them token by token whatever `system` says).
+pub fn build_model(
+    model: &Model,
+    backend: Backend,
+    system: &SystemOptions,
+    opts: &PrefixOptions,
+) -> Result<PrefixOutcome, ModelError> {
+    match (crate::check::resolve_backend(model, backend, system), model) {
+        (Backend::General, Model::Net(net)) => build_general(net, opts),
+        (Backend::General, Model::Program(_)) => Err(ModelError::new(
+            "the general unfolding backend unfolds Petri nets only; use --unfolding program",
+        )),
+        (_, _) => {
+            let sys = model.system(system)?;
+            build_program(&*sys, opts)
+        }
+    }
+}
+
+/// The system whose states and action ids the prefix of `model` built with `backend`
+/// refers to: for the general backend, the net with one component per place.
+pub fn prefix_system_options(model: &Model, backend: Backend, system: &SystemOptions) -> SystemOptions {
+    match crate::check::resolve_backend(model, backend, system) {
+        Backend::General => SystemOptions {
+            decomposition: Some(Decomposition::Places),
+        },
+        _ => *system,
+    }
+}
 
 /// An event of a prefix.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,470 @@
+//! `qpor dot`: Graphviz pictures of a model, its prefix, its event structure or the QPOR
+//! exploration tree (the views of `qpor::export::dot`).
+
+use super::{load_model, ComponentsArg, FormatArg, ModelArgs};
+use clap::{Args, ValueEnum};
+use qpor::check::{check_qpor_with_tree, CheckOptions, Silent, Verdict};
+use qpor::export::dot::highlight::{deadlock_configuration, DeadlockSearch, MAX_SEARCHED_CONFIGURATIONS};
+use qpor::export::dot::tree::TreeRecorder;
+use qpor::export::dot::{net, pes, pes_file, prefix, system, tree, DotOptions, Highlight};
+use qpor::qpor::{AltMode, LeafKind};
+use qpor::system::model::{Model, SystemOptions};
+use qpor::system::System;
+use qpor::unfold::cutoff::CutoffMode;
+use qpor::unfold::prefix::Prefix;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+#[derive(Args)]
+pub struct DotArgs {
+    /// The model: a .pnml, .ll_net or .proc file, or a .pes event structure (pes view).
+    model: PathBuf,
+    /// What to draw: the net (for programs: processes, resources and the statements
+    /// touching them), the unfolding prefix as an occurrence net, its event structure, or
+    /// the QPOR exploration tree.
+    #[arg(long, value_enum, default_value = "net")]
+    view: ViewArg,
+    /// Write the picture to FILE (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The picture's format: DOT text, or SVG / PNG rendered by Graphviz's `dot` program.
+    #[arg(long, value_enum, default_value = "dot")]
+    format: PictureFormat,
+    /// The input format, when the extension does not say it.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<FormatArg>,
+    /// Set a program parameter (`-D N=5`); repeatable.
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    define: Vec<String>,
+    /// How a net is cut into components: NUPN units when the file has them (auto),
+    /// or one component per place.
+    #[arg(long, value_enum, default_value = "auto")]
+    components: ComponentsArg,
+    /// prefix, pes: fill `deadlock` (the events of the first deadlock configuration found
+    /// in the prefix) or `config=ID,ID,...` (any events, by id); for a .pes file,
+    /// `config=NAME,...` or `set=NAME` (a set of the file, e.g. C).
+    #[arg(long, value_name = "deadlock|config=ID,...|set=NAME")]
+    highlight: Option<String>,
+    /// Draw at most N events (prefix, pes), transitions (net), statements (program
+    /// structure) or calls (tree); a note in the picture says how much was left out.
+    #[arg(long, value_name = "N")]
+    max_events: Option<usize>,
+    /// net view of a program: explore at most N states to find its statements.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_states: usize,
+    /// tree: k-partial alternatives (comb of the k newest unjustified events).
+    #[arg(short = 'k', value_name = "N", conflicts_with_all = ["optimal", "sdpor"])]
+    k: Option<usize>,
+    /// tree: optimal alternatives (k = infinity).
+    #[arg(long, conflicts_with = "sdpor")]
+    optimal: bool,
+    /// tree: singleton alternatives, the SDPOR view of the paper.
+    #[arg(long)]
+    sdpor: bool,
+    /// tree, prefix, pes: the adequate order deciding cutoff events, or none.
+    #[arg(long, value_enum, default_value = "erv")]
+    cutoff: CutoffArg,
+    /// tree: explore everything instead of stopping at the first deadlock.
+    #[arg(long)]
+    all: bool,
+    /// tree: stop the exploration after this many seconds (the picture says so).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    time_limit: Option<f64>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ViewArg {
+    Net,
+    Prefix,
+    Pes,
+    Tree,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PictureFormat {
+    Dot,
+    Svg,
+    Png,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CutoffArg {
+    Erv,
+    Mcmillan,
+    None,
+}
+
+/// Exit status of `qpor dot` when a picture cannot be made (as for bad input).
+const EXIT_UNAVAILABLE: u8 = 2;
+
+/// Runs `qpor dot`; returns the exit status.
+pub fn run(a: DotArgs) -> Result<u8, String> {
+    let model_args = ModelArgs {
+        model: a.model.clone(),
+        format: a.input_format,
+        define: a.define.clone(),
+        components: a.components,
+    };
+    if a.highlight.is_some() && !matches!(a.view, ViewArg::Prefix | ViewArg::Pes) {
+        return Err("--highlight applies to --view prefix and --view pes only".into());
+    }
+    if is_pes_file(&a.model) {
+        return run_explicit_pes(&a);
+    }
+    let alt = match (a.k, a.optimal, a.sdpor) {
+        (Some(0), _, _) => return Err("-k 0: k must be at least 1 (use --optimal for k = infinity)".into()),
+        (Some(k), _, _) => AltMode::KPartial(k),
+        (None, true, _) => AltMode::Optimal,
+        (None, _, true) => AltMode::Sdpor,
+        (None, false, false) => AltMode::default(),
+    };
+    let time_limit = match a.time_limit {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            return Err(format!("--time-limit {s}: expected a positive number of seconds"))
+        }
+        Some(s) => Some(std::time::Duration::from_secs_f64(s)),
+        None => None,
+    };
+    let cutoff = match a.cutoff {
+        CutoffArg::Erv => CutoffMode::Erv,
+        CutoffArg::Mcmillan => CutoffMode::McMillan,
+        CutoffArg::None => CutoffMode::None,
+    };
+    let (loaded, system_opts) = load_model(&model_args)?;
+    let shown = a.model.display().to_string();
+    let in_model = |e: String| format!("{shown}: {e}");
+    let mut file_name = a
+        .model
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.clone());
+    // The parameters belong to the model drawn: `ssbexp.proc -D K=2`.
+    for d in &a.define {
+        file_name.push_str(&format!(" -D {}", d.trim()));
+    }
+    let mut opts = DotOptions {
+        max_events: a.max_events,
+        highlight: None,
+        title: Some(file_name.clone()),
+    };
+    // Everything that can fail is computed before the output is opened, so a failure
+    // leaves no half-written picture behind.
+    let picture: Picture = match a.view {
+        ViewArg::Net => match &loaded.model {
+            Model::Net(n) => Picture::Net(n),
+            Model::Program(_) => {
+                let sys = loaded
+                    .model
+                    .system(&system_opts)
+                    .map_err(|e| in_model(e.to_string()))?;
+                let sketch = system::sketch_system(&*sys, &file_name, a.max_states.max(1))
+                    .map_err(|e| in_model(e.to_string()))?;
+                Picture::System(sketch)
+            }
+        },
+        ViewArg::Prefix | ViewArg::Pes => {
+            let sys = loaded
+                .model
+                .system(&system_opts)
+                .map_err(|e| in_model(e.to_string()))?;
+            let Some(built) = build_prefix(&loaded.model, &system_opts, &*sys, cutoff) else {
+                eprintln!(
+                    "error: --view {}: not available yet — the prefix builder (`qpor unfold`) is not part of this build",
+                    if a.view == ViewArg::Prefix { "prefix" } else { "pes" }
+                );
+                return Ok(EXIT_UNAVAILABLE);
+            };
+            let built = built.map_err(in_model)?;
+            if let Some(h) = &a.highlight {
+                opts.highlight = Some(parse_highlight(h, &built, &*sys)?);
+            }
+            if a.view == ViewArg::Prefix {
+                Picture::Prefix(built)
+            } else {
+                Picture::Pes(built)
+            }
+        }
+        ViewArg::Tree => {
+            let sys = loaded
+                .model
+                .system(&system_opts)
+                .map_err(|e| in_model(e.to_string()))?;
+            let check_opts = CheckOptions {
+                system: system_opts,
+                alt,
+                cutoff,
+                all: a.all,
+                time_limit,
+                ..CheckOptions::default()
+            };
+            let mut recorder = TreeRecorder::new(a.max_events);
+            let report = check_qpor_with_tree(&*sys, &check_opts, &mut Silent, &mut recorder)
+                .map_err(|e| in_model(e.to_string()))?;
+            if report.verdict == Verdict::Fault {
+                recorder.close_open_call(LeafKind::Fault);
+            }
+            let mut title = format!("{file_name} (k = {}, cutoff {})", alt.label(), cutoff.name());
+            if let Some(why) = &report.stopped {
+                title.push_str(&format!("; stopped: {why}"));
+            } else if !a.all && matches!(report.verdict, Verdict::Deadlock | Verdict::Fault) {
+                title.push_str(&format!(
+                    "; stopped at the first {} (--all draws the whole tree)",
+                    report.verdict.name()
+                ));
+            }
+            opts.title = Some(title);
+            let name = move |x| match sys.action_owner(x) {
+                Some(o) => format!("{}: {}", sys.component_name(o), sys.action_name(x)),
+                None => sys.action_name(x),
+            };
+            Picture::Tree(recorder, Box::new(name))
+        }
+    };
+
+    let out = Output::open(a.output.as_deref(), a.format)?;
+    let written = match &picture {
+        Picture::Net(n) => out.write_with(|w| net::write_net(n, &opts, w).map(|_| ())),
+        Picture::System(s) => out.write_with(|w| system::write_system(s, &opts, w).map(|_| ())),
+        Picture::Prefix(p) => out.write_with(|w| prefix::write_prefix(p, &opts, w).map(|_| ())),
+        Picture::Pes(p) => out.write_with(|w| pes::write_pes(p, &opts, w).map(|_| ())),
+        Picture::Tree(t, names) => out.write_with(|w| tree::write_tree(t, names, &opts, w).map(|_| ())),
+    };
+    written?;
+    Ok(0)
+}
+
+/// What `qpor dot` draws, computed before the output is opened.
+enum Picture<'m> {
+    Net(&'m qpor::system::net::Net),
+    System(system::SystemSketch),
+    Prefix(Prefix),
+    Pes(Prefix),
+    Tree(TreeRecorder, Box<dyn Fn(qpor::system::ActionId) -> String + 'm>),
+}
+
+/// The complete finite prefix of `model`, from the prefix builder; `None` while the
+/// builder is not part of the library. `sys` is the system the prefix's action ids must
+/// refer to (the deadlock highlight replays them on it).
+fn build_prefix(
+    model: &Model,
+    system_opts: &SystemOptions,
+    _sys: &dyn System,
+    cutoff: CutoffMode,
+) -> Option<Result<Prefix, String>> {
+    // The program-like backend, so the prefix's actions and states are those of `_sys`.
+    // Without cutoffs a cyclic model's unfolding is infinite: stop at a size worth drawing.
+    let opts = qpor::unfold::prefix::PrefixOptions {
+        cutoff,
+        max_events: (cutoff == CutoffMode::None).then_some(100_000),
+        ..Default::default()
+    };
+    Some(
+        qpor::unfold::prefix::build_model(model, qpor::unfold::Backend::Program, system_opts, &opts)
+            .map(|out| out.prefix)
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// Whether `path` names an explicit event structure (`.pes`).
+fn is_pes_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pes"))
+}
+
+/// `qpor dot FILE.pes --view pes`: draws an explicit event structure.
+fn run_explicit_pes(a: &DotArgs) -> Result<u8, String> {
+    let shown = a.model.display().to_string();
+    if a.view != ViewArg::Pes {
+        return Err(format!(
+            "{shown}: an event-structure file has only the pes view (use --view pes)"
+        ));
+    }
+    let text = std::fs::read_to_string(&a.model).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let pes = qpor::parse::pes::parse(&text, &shown, &qpor::parse::pes::PesOptions::default())
+        .map_err(|e| e.to_string())?;
+    let file_name = a
+        .model
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.clone());
+    let highlight = match &a.highlight {
+        None => None,
+        Some(spec) => Some(parse_pes_highlight(spec, &pes)?),
+    };
+    let opts = DotOptions {
+        max_events: a.max_events,
+        highlight,
+        title: Some(file_name),
+    };
+    let out = Output::open(a.output.as_deref(), a.format)?;
+    out.write_with(|w| pes_file::write_explicit_pes(&pes, &opts, w).map(|_| ()))?;
+    Ok(0)
+}
+
+/// Parses `--highlight config=NAME,...` (event names, or `e<index>`) or `set=NAME` (a set
+/// of the file) for an explicit event structure.
+fn parse_pes_highlight(spec: &str, pes: &qpor::parse::pes::Pes) -> Result<Highlight, String> {
+    if let Some(name) = spec.strip_prefix("set=") {
+        let set = pes
+            .set(name.trim())
+            .ok_or_else(|| format!("--highlight set={name}: the file has no set called `{name}`"))?;
+        let mut events: Vec<u32> = set.iter().map(|e| e.0).collect();
+        events.sort_unstable();
+        events.dedup();
+        return Ok(Highlight {
+            events,
+            caption: format!("the set {}", name.trim()),
+        });
+    }
+    let Some(list) = spec.strip_prefix("config=") else {
+        return Err(format!(
+            "--highlight {spec}: for an event-structure file, expected `config=NAME,NAME,...` or `set=NAME`"
+        ));
+    };
+    let mut events = Vec::new();
+    for part in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let by_index = || {
+            part.strip_prefix('e')
+                .and_then(|d| d.parse::<u32>().ok())
+                .filter(|&i| (i as usize) < pes.len())
+        };
+        let id = pes
+            .find(part)
+            .map(|e| e.0)
+            .or_else(by_index)
+            .ok_or_else(|| format!("--highlight config=...: there is no event `{part}`"))?;
+        events.push(id);
+    }
+    events.sort_unstable();
+    events.dedup();
+    let names: Vec<&str> = events
+        .iter()
+        .map(|&e| pes.name(qpor::parse::pes::PesEventId(e)))
+        .collect();
+    Ok(Highlight {
+        caption: format!("the events {}", names.join(", ")),
+        events,
+    })
+}
+
+/// Parses `--highlight deadlock` or `--highlight config=ID,ID,...`.
+fn parse_highlight(spec: &str, p: &Prefix, sys: &dyn System) -> Result<Highlight, String> {
+    if spec == "deadlock" {
+        return match deadlock_configuration(p, sys, MAX_SEARCHED_CONFIGURATIONS)? {
+            DeadlockSearch::Found(events) => Ok(Highlight {
+                caption: format!("the first deadlock configuration found ({} events)", events.len()),
+                events,
+            }),
+            DeadlockSearch::NotFound => {
+                eprintln!("warning: --highlight deadlock: the model has no deadlock; nothing is filled");
+                Ok(Highlight {
+                    events: Vec::new(),
+                    caption: "no deadlock (nothing filled)".into(),
+                })
+            }
+            DeadlockSearch::LimitReached(n) => Err(format!(
+                "--highlight deadlock: no deadlock found in the first {n} configurations of the prefix"
+            )),
+        };
+    }
+    let Some(list) = spec.strip_prefix("config=") else {
+        return Err(format!(
+            "--highlight {spec}: expected `deadlock` or `config=ID,ID,...`"
+        ));
+    };
+    let mut events = Vec::new();
+    for part in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let digits = part.strip_prefix('e').unwrap_or(part);
+        let id: u32 = digits
+            .parse()
+            .map_err(|_| format!("--highlight config=...: `{part}` is not an event id"))?;
+        if id as usize >= p.events.len() {
+            return Err(format!(
+                "--highlight config=...: there is no event e{id} (the prefix has {} events)",
+                p.events.len()
+            ));
+        }
+        events.push(id);
+    }
+    events.sort_unstable();
+    events.dedup();
+    Ok(Highlight {
+        caption: format!(
+            "the events {}",
+            events
+                .iter()
+                .map(|e| format!("e{e}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        events,
+    })
+}
+
+/// Where the DOT text goes: a file, standard output, or the standard input of `dot`.
+enum Output {
+    Text(Option<PathBuf>),
+    Render {
+        child: std::process::Child,
+        format: &'static str,
+    },
+}
+
+impl Output {
+    fn open(path: Option<&Path>, format: PictureFormat) -> Result<Output, String> {
+        let t = match format {
+            PictureFormat::Dot => return Ok(Output::Text(path.map(Path::to_path_buf))),
+            PictureFormat::Svg => "svg",
+            PictureFormat::Png => "png",
+        };
+        let mut cmd = Command::new("dot");
+        cmd.arg(format!("-T{t}")).stdin(Stdio::piped());
+        if let Some(p) = path {
+            cmd.arg("-o").arg(p);
+        }
+        match cmd.spawn() {
+            Ok(child) => Ok(Output::Render { child, format: t }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(format!(
+                "--format {t} needs Graphviz's `dot` program, which is not installed (not found on PATH); \
+                 install Graphviz (e.g. `apt-get install graphviz`) or use --format dot"
+            )),
+            Err(e) => Err(format!("cannot run Graphviz's `dot`: {e}")),
+        }
+    }
+
+    /// Streams the picture written by `f` to the destination.
+    fn write_with(self, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), String> {
+        match self {
+            Output::Text(Some(path)) => {
+                let file =
+                    File::create(&path).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+                let mut w = BufWriter::new(file);
+                f(&mut w)
+                    .and_then(|_| w.flush())
+                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+            }
+            Output::Text(None) => {
+                let stdout = io::stdout();
+                let mut w = BufWriter::new(stdout.lock());
+                f(&mut w)
+                    .and_then(|_| w.flush())
+                    .map_err(|e| format!("cannot write to standard output: {e}"))
+            }
+            Output::Render { mut child, format } => {
+                let written = {
+                    let stdin = child.stdin.take().expect("dot's stdin is piped");
+                    let mut w = BufWriter::new(stdin);
+                    f(&mut w).and_then(|_| w.flush())
+                };
+                let status = child
+                    .wait()
+                    .map_err(|e| format!("Graphviz's `dot` did not finish: {e}"))?;
+                if !status.success() {
+                    return Err(format!("Graphviz's `dot -T{format}` failed ({status})"));
+                }
+                written.map_err(|e| format!("cannot send the picture to Graphviz's `dot`: {e}"))
+            }
+        }
+    }
+}

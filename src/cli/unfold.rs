@@ -1,0 +1,153 @@
+//! `qpor unfold`: the complete finite prefix of a model and its statistics (ERV algorithm).
+
+use super::{load_model, ModelArgs};
+use clap::{Args, ValueEnum};
+use qpor::export::dot::prefix::write_prefix;
+use qpor::export::dot::DotOptions;
+use qpor::unfold::cutoff::CutoffMode;
+use qpor::unfold::prefix::{build_model, PrefixOptions, PrefixOutcome};
+use qpor::unfold::Backend;
+use serde_json::json;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct UnfoldArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// The adequate order deciding cutoff events.
+    #[arg(long, value_enum, default_value = "erv")]
+    cutoff: CutoffArg,
+    /// The unfolding backend (auto: program-like for programs, NUPN nets and nets given
+    /// --components; general, token by token, for other nets).
+    #[arg(long, value_enum, default_value = "auto")]
+    unfolding: UnfoldingArg,
+    /// Stop (incomplete, exit 3) when the prefix has this many events.
+    #[arg(long, value_name = "N")]
+    max_events: Option<u64>,
+    /// Stop (incomplete, exit 3) after this many seconds.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    time_limit: Option<f64>,
+    /// Stop (incomplete, exit 3) when the builder holds about this many megabytes.
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<u64>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write the prefix as a Graphviz DOT occurrence net to FILE.
+    #[arg(long, value_name = "FILE")]
+    dot: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CutoffArg {
+    Erv,
+    Mcmillan,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum UnfoldingArg {
+    Auto,
+    Program,
+    General,
+}
+
+/// Runs `qpor unfold`; returns the exit status (0 complete, 3 stopped by a limit).
+pub fn run(a: UnfoldArgs) -> Result<u8, String> {
+    let (loaded, system) = load_model(&a.model)?;
+    let time_limit = match a.time_limit {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            return Err(format!("--time-limit {s}: expected a positive number of seconds"))
+        }
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    let opts = PrefixOptions {
+        cutoff: match a.cutoff {
+            CutoffArg::Erv => CutoffMode::Erv,
+            CutoffArg::Mcmillan => CutoffMode::McMillan,
+        },
+        max_events: a.max_events,
+        time_limit,
+        max_bytes: a.max_memory.map(|mb| mb.saturating_mul(1_000_000)),
+    };
+    let backend = match a.unfolding {
+        UnfoldingArg::Auto => Backend::Auto,
+        UnfoldingArg::Program => Backend::Program,
+        UnfoldingArg::General => Backend::General,
+    };
+    let shown = a.model.model.display().to_string();
+    let out = build_model(&loaded.model, backend, &system, &opts).map_err(|e| format!("{shown}: {e}"))?;
+    if let Some(path) = &a.dot {
+        let file = File::create(path).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        let title = a
+            .model
+            .model
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| shown.clone());
+        let dot_opts = DotOptions {
+            title: Some(title),
+            ..DotOptions::default()
+        };
+        write_prefix(&out.prefix, &dot_opts, BufWriter::new(file))
+            .and_then(|mut w| w.flush())
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    if a.json {
+        println!("{}", outcome_json(&shown, &out, opts.cutoff));
+    } else {
+        print!("{}", outcome_text(&shown, &out, opts.cutoff));
+    }
+    Ok(if out.stopped.is_some() { 3 } else { 0 })
+}
+
+fn outcome_text(model: &str, out: &PrefixOutcome, cutoff: CutoffMode) -> String {
+    let s = &out.stats;
+    let mut t = format!(
+        "{model}: {} prefix ({} unfolding, {} order)\n",
+        if out.stopped.is_some() {
+            "incomplete"
+        } else {
+            "complete"
+        },
+        out.backend,
+        cutoff.name()
+    );
+    if let Some(why) = &out.stopped {
+        t.push_str(&format!(
+            "  stopped: {why} ({} possible extensions left)\n",
+            s.pending
+        ));
+    }
+    t.push_str(&format!(
+        "  {} events ({} cutoffs), {} conditions\n  {:.3} s, {:.1} MB peak\n",
+        s.events,
+        s.cutoffs,
+        s.conditions,
+        s.seconds,
+        s.peak_rss_bytes as f64 / 1e6
+    ));
+    t
+}
+
+fn outcome_json(model: &str, out: &PrefixOutcome, cutoff: CutoffMode) -> serde_json::Value {
+    let s = &out.stats;
+    json!({
+        "model": model,
+        "complete": out.stopped.is_none(),
+        "stopped": out.stopped,
+        "unfolding": out.backend,
+        "cutoff": cutoff.name(),
+        "events": s.events,
+        "conditions": s.conditions,
+        "cutoffs": s.cutoffs,
+        "pending": s.pending,
+        "co_entries": s.co_entries,
+        "seconds": s.seconds,
+        "bytes": s.bytes,
+        "peak_rss_bytes": s.peak_rss_bytes,
+    })
+}

@@ -1,0 +1,439 @@
+//! Deciders of reduction instances with qpor's own algorithms (`qpor decide`).
+//!
+//! - [`decide_alt`] answers "is there an alternative to D after C?" with
+//!   [`alternative`] in [`AltMode::Optimal`] — the comb over every unjustified event of D,
+//!   exactly as Algorithm 1 calls it — on an explicit PES ([`PesUnfolding`]) or on the
+//!   program-like unfolding of a program ([`ProgramUnfolding`]).
+//! - [`super::cex::decide_cex`] answers "does cex(C) hold a t*-event?" with the general
+//!   backend's co-set search.
+//!
+//! # What U holds for a program
+//! `alternative()` searches the events already in U, as it does inside Algorithm 1, so the
+//! decider must first put there the events an alternative may need. `enabled()` at C only
+//! creates D and the first step of every thread; the spikes of D — acquisitions of the
+//! clause locks by literal threads — exist only once those threads have run. The decider
+//! therefore adds the events of every *canonical run*: for each choice of one process per
+//! variable among those the `means` annotations name (in variable order), the chosen
+//! processes run one after the other, each as far as it can. That is 2ⁿ runs sharing
+//! prefixes, built with `enabled()`, `push` and `pop` only, without looking at the formula.
+//! It suffices: if σ satisfies φ, the canonical run of σ's threads is in U, and for each
+//! clause its first acquisition there has no lock predecessor, so those events form a
+//! conflict-free combination of the comb. It is sound whatever U holds: an alternative
+//! within U is one in the whole unfolding, whose relations do not depend on U.
+//!
+//! # Invariants
+//! - The returned alternative is disjoint from D and C ∪ J is a configuration (asserted
+//!   by `alternative()` in debug builds).
+
+use super::explicit::PesUnfolding;
+use super::instance::{Instance, InstanceKind, Literal, ProgramInstance};
+use crate::parse::pes::{Pes, PesEventId};
+use crate::qpor::alt::{alternative, AltMode, AltScratch, AltStats};
+use crate::system::{ActionId, CompId, Step, System, TouchSet};
+use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
+use crate::unfold::{EventId, UnfoldError, Unfolding};
+use hashbrown::HashSet;
+use std::fmt;
+use std::time::Instant;
+
+/// Options of the deciders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecideOptions {
+    /// How alternatives are computed; the question is answered by [`AltMode::Optimal`]
+    /// (the default), the other modes are for measurements.
+    pub mode: AltMode,
+    /// Program instances: give up after creating this many events.
+    pub max_events: Option<u64>,
+}
+
+impl Default for DecideOptions {
+    fn default() -> Self {
+        DecideOptions {
+            mode: AltMode::Optimal,
+            max_events: None,
+        }
+    }
+}
+
+/// Why an instance could not be decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecideError {
+    /// The instance asks another question (an Alt decider on a net, a cex decider on a
+    /// PES or program).
+    WrongQuestion {
+        /// The instance's kind.
+        kind: InstanceKind,
+        /// The question the decider answers (`alt`, `cex`).
+        question: &'static str,
+    },
+    /// The instance is malformed beyond what its reader checks (a process of D with no
+    /// step at C, a PES without a set D).
+    Instance(String),
+    /// The unfolding failed or reached its event limit.
+    Unfold(UnfoldError),
+}
+
+impl fmt::Display for DecideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecideError::WrongQuestion { kind, question } => write!(
+                f,
+                "a {kind} instance does not ask `{question}` (pes and program instances ask `alt`, net instances `cex`)"
+            ),
+            DecideError::Instance(m) => f.write_str(m),
+            DecideError::Unfold(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for DecideError {}
+
+impl From<UnfoldError> for DecideError {
+    fn from(e: UnfoldError) -> Self {
+        DecideError::Unfold(e)
+    }
+}
+
+/// An event of a witness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WitnessEvent {
+    /// PES: the event's name; program: its action (`pos_1: lock v[1] at 12:5`).
+    pub name: String,
+    /// PES: the event's label.
+    pub label: Option<String>,
+    /// Programs: the step (action and touched components), for replaying the witness.
+    pub step: Option<Step>,
+    /// Programs: for every touched component, parallel to `step.touched`, the position of
+    /// the event's predecessor there in C followed by the alternative (`None` for ⊥).
+    pub preds: Vec<Option<usize>>,
+}
+
+/// The answer to "is there an alternative to D after C?".
+#[derive(Clone, Debug)]
+pub struct AltAnswer {
+    /// Whether an alternative exists (in U, which is enough: see the module docs).
+    pub exists: bool,
+    /// The events of C, in firing order.
+    pub config: Vec<WitnessEvent>,
+    /// The events of D, in the instance's order.
+    pub d: Vec<WitnessEvent>,
+    /// J \ C, causes before effects (empty when there is none).
+    pub alternative: Vec<WitnessEvent>,
+    /// The assignment read back from C ∪ J where the instance says what events mean:
+    /// `assignment[v - 1]` is xᵥ, `None` when nothing in C ∪ J decides it (any value
+    /// will do).
+    pub assignment: Option<Vec<Option<bool>>>,
+    /// Counters of the Alt call.
+    pub alt: AltStats,
+    /// Events in U when Alt ran.
+    pub events: u64,
+    /// Seconds spent building U (and C, D).
+    pub build_seconds: f64,
+    /// Seconds spent in Alt.
+    pub alt_seconds: f64,
+}
+
+impl AltAnswer {
+    /// The assignment with undecided variables set to false.
+    pub fn completed_assignment(&self) -> Option<Vec<bool>> {
+        self.assignment
+            .as_ref()
+            .map(|a| a.iter().map(|v| v.unwrap_or(false)).collect())
+    }
+}
+
+/// Answers the Alt question of a PES or program instance.
+pub fn decide_alt(instance: &Instance, opts: &DecideOptions) -> Result<AltAnswer, DecideError> {
+    match instance {
+        Instance::Pes(pes) => decide_alt_pes(pes, opts),
+        Instance::Program(p) => decide_alt_program(p, opts),
+        Instance::Net(_) => Err(DecideError::WrongQuestion {
+            kind: InstanceKind::Net,
+            question: "alt",
+        }),
+    }
+}
+
+/// Records literal meanings into an assignment, marking contradictions as undecided.
+pub(crate) struct AssignmentReader {
+    values: Vec<Option<bool>>,
+    contradicted: Vec<bool>,
+}
+
+impl AssignmentReader {
+    pub(crate) fn new(vars: usize) -> Self {
+        AssignmentReader {
+            values: vec![None; vars],
+            contradicted: vec![false; vars],
+        }
+    }
+
+    pub(crate) fn note(&mut self, l: Literal) {
+        let i = l.var as usize - 1;
+        match self.values[i] {
+            Some(v) if v != l.value => self.contradicted[i] = true,
+            _ => self.values[i] = Some(l.value),
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Vec<Option<bool>> {
+        for (v, c) in self.values.iter_mut().zip(&self.contradicted) {
+            if *c {
+                *v = None;
+            }
+        }
+        self.values
+    }
+}
+
+/// The Alt question on an explicit PES: its set `D` after its set `C` (∅ when absent).
+pub fn decide_alt_pes(pes: &Pes, opts: &DecideOptions) -> Result<AltAnswer, DecideError> {
+    let start = Instant::now();
+    let d_set = pes.set("D").ok_or_else(|| {
+        DecideError::Instance("the PES has no set D: nothing to find an alternative to".into())
+    })?;
+    let mut c_set: Vec<PesEventId> = pes.set("C").map(|s| s.to_vec()).unwrap_or_default();
+    // Push C causes first (the reader checked that it is a configuration).
+    c_set.sort_by_key(|&e| (pes.causes(e).count_ones(..), e.0));
+    let mut unf = PesUnfolding::new(pes);
+    for &e in &c_set {
+        unf.push(EventId(e.0));
+    }
+    let d: Vec<EventId> = d_set.iter().map(|e| EventId(e.0)).collect();
+    let in_d: HashSet<EventId> = d.iter().copied().collect();
+    let build_seconds = start.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let mut stats = AltStats::default();
+    let found = alternative(
+        &mut unf,
+        &d,
+        &in_d,
+        opts.mode,
+        &mut stats,
+        &mut AltScratch::default(),
+    );
+    let alt_seconds = t.elapsed().as_secs_f64();
+    let event = |e: PesEventId| WitnessEvent {
+        name: pes.name(e).to_string(),
+        label: pes.label(e).map(str::to_string),
+        step: None,
+        preds: Vec::new(),
+    };
+    let j: Vec<PesEventId> = found
+        .as_ref()
+        .map(|a| a.iter().map(|e| PesEventId(e.0)).collect())
+        .unwrap_or_default();
+    let meanings: Vec<Option<Literal>> = pes
+        .events()
+        .map(|e| pes.label(e).and_then(Literal::parse))
+        .collect();
+    let vars = meanings.iter().flatten().map(|l| l.var).max().unwrap_or(0) as usize;
+    let assignment = found.as_ref().map(|_| {
+        let mut r = AssignmentReader::new(vars);
+        for e in c_set.iter().chain(&j) {
+            if let Some(l) = meanings[e.index()] {
+                r.note(l);
+            }
+        }
+        r.finish()
+    });
+    Ok(AltAnswer {
+        exists: found.is_some(),
+        config: c_set.iter().map(|&e| event(e)).collect(),
+        d: d_set.iter().map(|&e| event(e)).collect(),
+        alternative: j.iter().map(|&e| event(e)).collect(),
+        assignment,
+        alt: stats,
+        events: pes.len() as u64,
+        build_seconds,
+        alt_seconds,
+    })
+}
+
+/// The event owned by process `p` among `events`.
+fn owned_by<S: System + ?Sized>(
+    sys: &S,
+    unf: &ProgramUnfolding<'_, S>,
+    events: &[EventId],
+    p: CompId,
+) -> Option<EventId> {
+    events
+        .iter()
+        .copied()
+        .find(|&e| sys.action_owner(unf.action(e)) == Some(p))
+}
+
+/// The Alt question on a program instance (see the module docs for what U holds).
+pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<AltAnswer, DecideError> {
+    let start = Instant::now();
+    let sys = p
+        .program
+        .system()
+        .map_err(|e| DecideError::Instance(format!("the program cannot run: {e}")))?;
+    let popts = ProgramOptions {
+        cutoff: CutoffMode::None,
+        max_events: opts.max_events,
+    };
+    let mut unf = ProgramUnfolding::new(&sys, popts);
+    let mut en = Vec::new();
+    for &c in &p.config {
+        en.clear();
+        unf.enabled(&mut en)?;
+        let e = owned_by(&sys, &unf, &en, c).ok_or_else(|| {
+            DecideError::Instance(format!(
+                "C: process {} has no enabled step after the {} before it",
+                sys.component_name(c),
+                unf.config().len()
+            ))
+        })?;
+        unf.push(e);
+    }
+    en.clear();
+    unf.enabled(&mut en)?;
+    let mut d = Vec::with_capacity(p.d.len());
+    for &c in &p.d {
+        let e = owned_by(&sys, &unf, &en, c).ok_or_else(|| {
+            DecideError::Instance(format!(
+                "D: process {} has no enabled step at C, so no event of D",
+                sys.component_name(c)
+            ))
+        })?;
+        if !d.contains(&e) {
+            d.push(e);
+        }
+    }
+    // The processes per variable, in variable order.
+    let mut groups: Vec<(u32, Vec<CompId>)> = Vec::new();
+    for &(c, l) in &p.means {
+        match groups.iter_mut().find(|(v, _)| *v == l.var) {
+            Some((_, g)) => {
+                if !g.contains(&c) {
+                    g.push(c)
+                }
+            }
+            None => groups.push((l.var, vec![c])),
+        }
+    }
+    groups.sort_by_key(|(v, _)| *v);
+    let groups: Vec<Vec<CompId>> = groups.into_iter().map(|(_, g)| g).collect();
+    canonical_runs(&sys, &mut unf, &groups)?;
+    let in_d: HashSet<EventId> = d.iter().copied().collect();
+    let events = unf.stats().events_alive;
+    let build_seconds = start.elapsed().as_secs_f64();
+
+    let t = Instant::now();
+    let mut stats = AltStats::default();
+    let found = alternative(
+        &mut unf,
+        &d,
+        &in_d,
+        opts.mode,
+        &mut stats,
+        &mut AltScratch::default(),
+    );
+    let alt_seconds = t.elapsed().as_secs_f64();
+
+    let config: Vec<EventId> = unf.config().to_vec();
+    let j = found.clone().unwrap_or_default();
+    let all: Vec<EventId> = config.iter().chain(&j).copied().collect();
+    let describe = |e: EventId, listed: &[EventId]| {
+        let action: ActionId = unf.action(e);
+        let mut touched = TouchSet::new();
+        let mut preds = Vec::new();
+        for (c, pred) in unf.preds(e) {
+            touched.push(c);
+            preds.push(if pred.is_none() {
+                None
+            } else {
+                Some(listed.iter().position(|&x| x == pred).unwrap_or(usize::MAX))
+            });
+        }
+        let owner = sys
+            .action_owner(action)
+            .map(|c| format!("{}: ", sys.component_name(c)))
+            .unwrap_or_default();
+        WitnessEvent {
+            name: format!("{owner}{}", sys.action_name(action)),
+            label: None,
+            step: Some(Step { action, touched }),
+            preds,
+        }
+    };
+    let vars = p.means.iter().map(|(_, l)| l.var).max().unwrap_or(0) as usize;
+    let assignment = found.as_ref().map(|_| {
+        let mut r = AssignmentReader::new(vars);
+        for &e in &all {
+            let owner = sys.action_owner(unf.action(e));
+            for &(c, l) in &p.means {
+                if Some(c) == owner {
+                    r.note(l);
+                }
+            }
+        }
+        r.finish()
+    });
+    Ok(AltAnswer {
+        exists: found.is_some(),
+        config: config.iter().map(|&e| describe(e, &all)).collect(),
+        d: d.iter().map(|&e| describe(e, &all)).collect(),
+        alternative: j.iter().map(|&e| describe(e, &all)).collect(),
+        assignment,
+        alt: stats,
+        events,
+        build_seconds,
+        alt_seconds,
+    })
+}
+
+/// Adds to U the events of every canonical run (module docs): depth-first over the
+/// groups, for each process of the current group run it as far as it goes, recurse, and
+/// undo. The configuration is C again at the end.
+fn canonical_runs<S: System + ?Sized>(
+    sys: &S,
+    unf: &mut ProgramUnfolding<'_, S>,
+    groups: &[Vec<CompId>],
+) -> Result<(), DecideError> {
+    /// One level of the depth-first search: the group, the next choice to try, and how
+    /// many events the current choice pushed.
+    struct Level {
+        choice: usize,
+        pushed: usize,
+    }
+    let mut stack: Vec<Level> = Vec::with_capacity(groups.len());
+    let mut en = Vec::new();
+    if groups.is_empty() {
+        return Ok(());
+    }
+    stack.push(Level { choice: 0, pushed: 0 });
+    while !stack.is_empty() {
+        let g = stack.len() - 1;
+        let top = &mut stack[g];
+        // Undo the previous choice at this level.
+        for _ in 0..top.pushed {
+            unf.pop();
+        }
+        top.pushed = 0;
+        if top.choice == groups[g].len() {
+            stack.pop();
+            continue;
+        }
+        let p = groups[g][top.choice];
+        top.choice += 1;
+        let mut pushed = 0;
+        loop {
+            en.clear();
+            unf.enabled(&mut en)?;
+            let Some(e) = owned_by(sys, unf, &en, p) else {
+                break;
+            };
+            unf.push(e);
+            pushed += 1;
+        }
+        top.pushed = pushed;
+        if g + 1 < groups.len() {
+            stack.push(Level { choice: 0, pushed: 0 });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! The NP-hardness reductions of the paper (DESIGN.md §4; paper.md §3): instance
+//! generators from CNF formulas, readers of the instance files, and deciders that answer
+//! the instances with qpor's own algorithms (`docs/reductions.md`).
+//!
+//! - [`pes`]: Theorem 4.1, an explicit PES where an alternative to D after C = ∅ exists
+//!   iff φ is satisfiable;
+//! - [`program`]: Theorem 4.2, the same question in the unfolding of a lock-only program;
+//! - [`net`]: Theorem 4.3, a P/T net with non-safe places, a configuration C and a target
+//!   transition t* such that cex(C) holds a t*-event iff φ is satisfiable;
+//! - [`explicit`]: an explicit PES as an [`crate::unfold::Unfolding`], so that
+//!   `alternative()` runs on it unchanged;
+//! - [`instance`]: what kind an instance file is (by its content) and its question;
+//! - [`decide`]: the Alt decider behind `qpor decide alt`;
+//! - [`cex`]: the cex decider behind `qpor decide cex`, on the general backend;
+//! - [`random`]: random k-CNF formulas from a seed, for tests and benches.
+
+/// The largest formula `qpor reduce` turns into an instance (variables): every variable
+/// becomes events, threads or places, so a header claiming billions would only exhaust
+/// memory.
+pub const MAX_VARIABLES: u32 = 1_000_000;
+
+pub mod cex;
+pub mod decide;
+pub mod explicit;
+pub mod instance;
+pub mod net;
+pub mod pes;
+pub mod program;
+pub mod random;
+
+pub use cex::{decide_cex, CexAnswer, CexOptions};
+pub use decide::{decide_alt, AltAnswer, DecideError, DecideOptions};
+pub use instance::{Instance, InstanceKind};

@@ -1,0 +1,134 @@
+//! Theorem 4.1 (paper.md §3.1): SAT → "is there an alternative to D after C?" on an explicit
+//! prime event structure.
+//!
+//! For φ = c₁ ∧ … ∧ c_m over x₁ … x_n:
+//! - events `a<i>` (label `x<i>=1`) and `b<i>` (label `x<i>=0`) for every variable, and
+//!   `d<j>` (label `clause j: …`) for every clause; no causality;
+//! - conflicts `a<i> # b<i>`, `d<j> # a<i>` iff xᵢ ∈ c_j, `d<j> # b<i>` iff ¬xᵢ ∈ c_j (a
+//!   literal written twice gives one conflict; a tautology gives both);
+//! - C = ∅ and D = {d₁ … d_m} ⊆ en(∅).
+//!
+//! D is written in an order that helps the comb, which takes the spikes of D newest
+//! first: reversed, D lists the clauses greedily, each next clause the one bringing the
+//! fewest variables not seen yet, so a partial combination meets its conflicts early.
+//! The order changes the time of the search, never its answer.
+//!
+//! A conflict-free J disjoint from D that conflicts with every d_j picks, for every clause,
+//! the event of one of its literals and never both `a<i>` and `b<i>`: a satisfying assignment,
+//! read back from the labels. So an alternative exists iff φ is satisfiable; the comb of
+//! `alternative()` has one spike per clause holding its literals' events.
+
+use crate::parse::dimacs::Cnf;
+use crate::parse::pes::{Pes, PesBuilder, PesEventId, PesOptions};
+use std::fmt::Write as _;
+
+/// The PES of Theorem 4.1 for `cnf`, with its sets `C` (empty) and `D` (the clause events,
+/// in clause order).
+///
+/// ```
+/// use qpor::parse::dimacs::Cnf;
+/// let pes = qpor::reduce::pes::instance(&Cnf::new(2, vec![vec![1, 2], vec![-1]]));
+/// let [a1, b1, a2, d1, d2] = ["a1", "b1", "a2", "d1", "d2"].map(|n| pes.find(n).unwrap());
+/// assert!(pes.conflict(a1, b1) && pes.conflict(d1, a1) && pes.conflict(d1, a2) && pes.conflict(d2, b1));
+/// assert!(!pes.conflict(d2, a1));
+/// assert_eq!(pes.set("D"), Some(&[d1, d2][..])); // clause 2 (no new variable) first, listed last
+/// ```
+pub fn instance(cnf: &Cnf) -> Pes {
+    let mut b = PesBuilder::new();
+    let n = cnf.num_vars as usize;
+    let mut pos = Vec::with_capacity(n);
+    let mut neg = Vec::with_capacity(n);
+    let bug = "[qpor internal bug] generated event names are unique";
+    for i in 1..=n {
+        pos.push(b.event(&format!("a{i}"), Some(format!("x{i}=1"))).expect(bug));
+        neg.push(b.event(&format!("b{i}"), Some(format!("x{i}=0"))).expect(bug));
+    }
+    for i in 0..n {
+        b.conflict(pos[i], neg[i]);
+    }
+    let mut d: Vec<PesEventId> = Vec::with_capacity(cnf.clauses.len());
+    for (j, clause) in cnf.clauses.iter().enumerate() {
+        let e = b
+            .event(
+                &format!("d{}", j + 1),
+                Some(format!("clause {}: {}", j + 1, Cnf::clause_text(clause))),
+            )
+            .expect(bug);
+        for &l in clause {
+            let v = l.unsigned_abs() as usize - 1;
+            b.conflict(e, if l > 0 { pos[v] } else { neg[v] });
+        }
+        d.push(e);
+    }
+    b.set("C", Vec::new());
+    let mut listed: Vec<PesEventId> = greedy_clause_order(cnf).into_iter().map(|j| d[j]).collect();
+    listed.reverse();
+    b.set("D", listed);
+    b.build(&PesOptions::default())
+        .expect("[qpor internal bug] the Theorem 4.1 construction is a PES")
+}
+
+/// The clauses (indices) in the greedy order of the module docs: each next clause the one
+/// with the fewest variables not in earlier clauses, ties by index.
+pub fn greedy_clause_order(cnf: &Cnf) -> Vec<usize> {
+    let m = cnf.clauses.len();
+    let mut seen = vec![false; cnf.num_vars as usize + 1];
+    let mut done = vec![false; m];
+    let mut order = Vec::with_capacity(m);
+    for _ in 0..m {
+        let fresh = |j: usize, seen: &[bool]| {
+            let mut vars: Vec<usize> = cnf.clauses[j].iter().map(|l| l.unsigned_abs() as usize).collect();
+            vars.sort_unstable();
+            vars.dedup();
+            vars.iter().filter(|&&v| !seen[v]).count()
+        };
+        let Some(best) = (0..m).filter(|&j| !done[j]).min_by_key(|&j| (fresh(j, &seen), j)) else {
+            break;
+        };
+        done[best] = true;
+        for l in &cnf.clauses[best] {
+            seen[l.unsigned_abs() as usize] = true;
+        }
+        order.push(best);
+    }
+    order
+}
+
+/// The instance as a self-contained text file: what it encodes (with the formula) in
+/// comments, then the PES. `source` names the formula's file in the comment.
+pub fn instance_text(cnf: &Cnf, source: &str) -> String {
+    let pes = instance(cnf);
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "qpor reduction instance (Theorem 4.1, paper.md §3.1): an explicit prime event structure"
+    );
+    let _ = writeln!(c, "made by `qpor reduce --to pes` from {source}.");
+    let _ = writeln!(
+        c,
+        "Question: is there an alternative to D after C? It exists iff the formula below is satisfiable."
+    );
+    let _ = writeln!(
+        c,
+        "Events a<i> (label x<i>=1) and b<i> (x<i>=0) are in conflict; d<j> is clause j, in conflict"
+    );
+    let _ = writeln!(
+        c,
+        "with the events of its literals. C = {{}}, D = every d<j>. An alternative picks one literal event"
+    );
+    let _ = writeln!(
+        c,
+        "per clause, never both a<i> and b<i>: a satisfying assignment. Decide it: qpor decide alt FILE"
+    );
+    c.push('\n');
+    let _ = writeln!(
+        c,
+        "The formula ({} variables, {} clauses):",
+        cnf.num_vars,
+        cnf.clauses.len()
+    );
+    for line in cnf.to_dimacs().lines() {
+        let _ = writeln!(c, "  {line}");
+    }
+    crate::export::pes::write(&pes, &c)
+}

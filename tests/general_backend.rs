@@ -1,0 +1,290 @@
+//! The general backend (branching processes with individual tokens) against the
+//! program-like backend and the explicit-state oracle:
+//! - on random safe nets (products of state machines, each machine a 1-token invariant),
+//!   the two backends give prefixes of the same size under the ERV order (events, cutoffs,
+//!   and token conditions), QPOR gives the same verdicts and dead states on both, the same
+//!   number of maximal configurations on acyclic nets without cutoffs, and no SSB in
+//!   optimal mode;
+//! - on random non-safe and weighted nets, QPOR over the general backend gives the verdicts
+//!   and `--all` dead-state sets of the explicit engine, for several alternative modes and
+//!   both cutoff orders.
+
+use proptest::prelude::*;
+use qpor::check::{check_general, check_qpor, CheckOptions, FindingKind, Report, Silent, Verdict};
+use qpor::qpor::AltMode;
+use qpor::system::net::{Decomposition, Net, NetSystem, PlaceId};
+use qpor::unfold::cutoff::CutoffMode;
+use qpor::unfold::prefix::{build_general, build_program, PrefixOptions};
+use std::collections::BTreeSet;
+
+type Arcs = Vec<(usize, u32)>;
+
+/// A net given as its initial marking and, per transition, (input arcs, output arcs).
+#[derive(Clone, Debug)]
+struct NetSpec {
+    marking: Vec<u32>,
+    transitions: Vec<(Arcs, Arcs)>,
+}
+
+impl NetSpec {
+    fn build(&self) -> Net {
+        let mut net = Net::default();
+        for (i, &m) in self.marking.iter().enumerate() {
+            net.add_place(format!("p{i}"), None, m);
+        }
+        for (i, (pre, post)) in self.transitions.iter().enumerate() {
+            let t = net.add_transition(format!("t{i}"), None);
+            for &(p, w) in pre {
+                net.add_pre(t, PlaceId(p as u32), w);
+            }
+            for &(p, w) in post {
+                net.add_post(t, PlaceId(p as u32), w);
+            }
+        }
+        net
+    }
+}
+
+/// Safe nets: `machines` state machines of `states` places each (state 0 marked); every
+/// transition moves one or two machines (synchronisation), each from one state to another
+/// (to a higher one when `acyclic`), so every machine's places hold exactly one token.
+fn safe_net(acyclic: bool) -> impl Strategy<Value = NetSpec> {
+    (2usize..=3, 2usize..=4, 1usize..=7).prop_flat_map(move |(machines, states, nt)| {
+        let moves = prop::collection::vec(
+            prop::collection::vec((0..machines, 0..states, 0..states), 1..=2),
+            nt,
+        );
+        moves.prop_map(move |moves| {
+            let mut marking = vec![0; machines * states];
+            for m in 0..machines {
+                marking[m * states] = 1;
+            }
+            let transitions = moves
+                .into_iter()
+                .map(|mut mv| {
+                    mv.sort();
+                    mv.dedup_by_key(|x| x.0);
+                    let mut pre = Vec::new();
+                    let mut post = Vec::new();
+                    for (m, a, b) in mv {
+                        let (from, to) = if acyclic {
+                            let (lo, hi) = (a.min(b), a.max(b));
+                            (lo, if lo == hi { (hi + 1).min(states - 1) } else { hi })
+                        } else {
+                            (a, b)
+                        };
+                        if acyclic && from == to {
+                            // The top state has no way up: the move consumes its token.
+                            pre.push((m * states + from, 1));
+                            continue;
+                        }
+                        pre.push((m * states + from, 1));
+                        post.push((m * states + to, 1));
+                    }
+                    pre.sort();
+                    post.sort();
+                    (pre, post)
+                })
+                .collect();
+            NetSpec { marking, transitions }
+        })
+    })
+}
+
+/// Any nets: up to `max_tokens` initial tokens per place and weights up to `max_weight`.
+fn any_net(max_weight: u32, max_tokens: u32) -> impl Strategy<Value = NetSpec> {
+    (2usize..=4, 1usize..=5).prop_flat_map(move |(np, nt)| {
+        let marking = prop::collection::vec(0..=max_tokens, np);
+        let arcs = prop::collection::vec(
+            (
+                prop::collection::vec((0..np, 1..=max_weight), 1..=2),
+                prop::collection::vec((0..np, 1..=max_weight), 0..=2),
+            ),
+            nt,
+        );
+        (marking, arcs).prop_map(|(marking, arcs)| {
+            let transitions = arcs
+                .into_iter()
+                .map(|(mut pre, mut post)| {
+                    pre.sort();
+                    pre.dedup_by_key(|a| a.0);
+                    post.sort();
+                    post.dedup_by_key(|a| a.0);
+                    (pre, post)
+                })
+                .collect();
+            NetSpec { marking, transitions }
+        })
+    })
+}
+
+fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
+    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
+}
+
+const MODES: [AltMode; 4] = [
+    AltMode::KPartial(1),
+    AltMode::KPartial(2),
+    AltMode::Optimal,
+    AltMode::Sdpor,
+];
+
+/// The general backend's QPOR against the oracle; returns the oracle's report, or None
+/// when the oracle did not finish (an unbounded net).
+fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
+    let sys = NetSystem::new(net, Decomposition::Places).unwrap();
+    let all = CheckOptions::default().all(true).max_states(400);
+    let oracle = qpor::explicit::check(&sys, &all, &mut Silent).unwrap();
+    if oracle.stopped.is_some() {
+        return None;
+    }
+    let expected = dead_states(&oracle);
+    for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
+        for alt in MODES {
+            let opts = CheckOptions::default()
+                .all(true)
+                .alt(alt)
+                .cutoff(cutoff)
+                .max_events(20_000);
+            let r = check_general(net, &opts, &mut Silent).unwrap();
+            if r.verdict == Verdict::Inconclusive {
+                // Individual tokens multiply events on non-safe nets (k tokens, weight w:
+                // C(k, w) events per firing); the event limit is the only way out here.
+                assert!(
+                    r.stopped.as_deref().is_some_and(|s| s.contains("event limit")),
+                    "{what}: {alt:?} {cutoff:?} inconclusive without reaching a limit"
+                );
+                return None;
+            }
+            assert_eq!(r.verdict, oracle.verdict, "{what}: {alt:?} {cutoff:?}");
+            assert_eq!(
+                dead_states(&r),
+                expected,
+                "{what}: dead states with {alt:?} {cutoff:?}"
+            );
+            if alt == AltMode::Optimal {
+                assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
+            }
+            let first = CheckOptions::default().alt(alt).cutoff(cutoff).max_events(20_000);
+            let first = check_general(net, &first, &mut Silent).unwrap();
+            if first.verdict != Verdict::Inconclusive {
+                assert_eq!(
+                    first.verdict, oracle.verdict,
+                    "{what}: first deadlock, {alt:?} {cutoff:?}"
+                );
+            }
+        }
+    }
+    Some(oracle)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn safe_nets_give_isomorphic_prefixes_and_explorations(spec in safe_net(false)) {
+        let net = spec.build();
+        let what = format!("{spec:?}");
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        let opts = PrefixOptions { max_events: Some(20_000), ..PrefixOptions::default() };
+        let g = build_general(&net, &opts).unwrap();
+        let p = build_program(&sys, &opts).unwrap();
+        prop_assert!(g.stopped.is_none() && p.stopped.is_none(), "{}: prefix too large", what);
+        prop_assert_eq!(g.stats.events, p.stats.events, "{}: events", &what);
+        prop_assert_eq!(g.stats.cutoffs, p.stats.cutoffs, "{}: cutoffs", &what);
+        // A program-like condition of a safe net is a place holding 0 or 1 token; the
+        // 1-token ones are the general backend's conditions.
+        let tokens = p.prefix.conditions.iter().filter(|c| !c.label.ends_with("=0")).count() as u64;
+        prop_assert_eq!(g.stats.conditions, tokens, "{}: token conditions", &what);
+        let labels = |x: &qpor::unfold::prefix::Prefix| {
+            let mut v: Vec<(String, bool)> =
+                x.events.iter().map(|e| (e.label.clone(), e.cutoff.is_some())).collect();
+            v.sort();
+            v
+        };
+        prop_assert_eq!(labels(&g.prefix), labels(&p.prefix), "{}: event labels", &what);
+
+        let oracle = general_agrees_with_oracle(&net, &what).expect("safe nets are small and bounded");
+        // ERV is total on safe nets: non-cutoff events have pairwise distinct markings,
+        // none of them the initial one.
+        let states = oracle.stats.get("states").expect("the explicit engine counts states");
+        prop_assert!(g.stats.events - g.stats.cutoffs < states, "{}: more non-cutoff events than markings", &what);
+        let all = CheckOptions::default().all(true).alt(AltMode::Optimal);
+        let r = check_qpor(&sys, &all, &mut Silent).unwrap();
+        prop_assert_eq!(dead_states(&r), dead_states(&oracle), "{}: program backend", &what);
+    }
+
+    #[test]
+    fn acyclic_safe_nets_have_the_same_maximal_configurations(spec in safe_net(true)) {
+        let net = spec.build();
+        let what = format!("{spec:?}");
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        for alt in MODES {
+            let opts = CheckOptions::default().all(true).alt(alt).cutoff(CutoffMode::None);
+            let g = check_general(&net, &opts, &mut Silent).unwrap();
+            let p = check_qpor(&sys, &opts, &mut Silent).unwrap();
+            prop_assert_eq!(
+                g.stats.get("max_configurations"),
+                p.stats.get("max_configurations"),
+                "{}: maximal configurations with {:?}", &what, alt
+            );
+            prop_assert_eq!(dead_states(&g), dead_states(&p), "{}: {:?}", &what, alt);
+            if alt == AltMode::Optimal {
+                prop_assert_eq!(g.stats.get("ssbs"), Some(0), "{}: SSB in optimal mode", &what);
+            }
+        }
+        let opts = PrefixOptions { cutoff: CutoffMode::None, ..PrefixOptions::default() };
+        let g = build_general(&net, &opts).unwrap();
+        let p = build_program(&sys, &opts).unwrap();
+        prop_assert_eq!(g.stats.events, p.stats.events, "{}: unfolding events", &what);
+    }
+
+    #[test]
+    fn non_safe_and_weighted_nets_agree_with_the_oracle(spec in any_net(2, 2)) {
+        let net = spec.build();
+        general_agrees_with_oracle(&net, &format!("{spec:?}"));
+    }
+}
+
+#[test]
+fn the_general_backend_finds_the_deadlock_of_the_lock_net_and_says_so() {
+    // Two processes taking two locks in opposite orders (cunf.md §1.1).
+    let spec = NetSpec {
+        marking: vec![1, 0, 0, 1, 0, 0, 1, 1],
+        transitions: vec![
+            (vec![(0, 1), (6, 1)], vec![(1, 1)]),
+            (vec![(1, 1), (7, 1)], vec![(2, 1)]),
+            (vec![(2, 1)], vec![(0, 1), (6, 1), (7, 1)]),
+            (vec![(3, 1), (7, 1)], vec![(4, 1)]),
+            (vec![(4, 1), (6, 1)], vec![(5, 1)]),
+            (vec![(5, 1)], vec![(3, 1), (6, 1), (7, 1)]),
+        ],
+    };
+    let net = spec.build();
+    let r = check_general(&net, &CheckOptions::default(), &mut Silent).unwrap();
+    assert_eq!(r.verdict, Verdict::Deadlock);
+    assert_eq!(r.witness().map(|w| w.steps.len()), Some(2));
+    assert!(r
+        .settings
+        .iter()
+        .any(|(k, v)| *k == "unfolding" && v == &serde_json::json!("general")));
+    let out = build_general(&net, &PrefixOptions::default()).unwrap();
+    // Cunf: 6 events, 14 conditions, 2 cutoffs (the two releases).
+    assert_eq!(
+        (out.stats.events, out.stats.conditions, out.stats.cutoffs),
+        (6, 14, 2)
+    );
+}
+
+#[test]
+fn a_weighted_net_needs_two_tokens_at_once() {
+    // t needs 2 tokens of p; u puts one back after taking one. Dead states: p = 0 or 1
+    // after t; the oracle and both cutoff orders agree.
+    let spec = NetSpec {
+        marking: vec![3, 0],
+        transitions: vec![(vec![(0, 2)], vec![(1, 1)]), (vec![(1, 1)], vec![])],
+    };
+    let net = spec.build();
+    let oracle = general_agrees_with_oracle(&net, "weighted").unwrap();
+    assert_eq!(oracle.verdict, Verdict::Deadlock);
+}
