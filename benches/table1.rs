@@ -8,8 +8,9 @@
 //! - `QPOR_TABLE1_MODES=optimal,3` the alternative modes to run (default `1,2,3,optimal`);
 //! - `QPOR_TABLE1_TIMEOUT=S` the time limit of one run (default 120 s).
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
+
+use common::{env_or, Run};
 
 /// One row of Table 1 with Dpu's numbers.
 struct Row {
@@ -48,47 +49,22 @@ const ROWS: &[Row] = &[
     Row { name: "Pol(12,3)", model: "poke", params: &[("N", 12), ("K", 3)], configs: 12940, events: 363107, dpu_ssbs: [None, Some(20441), Some(36)], dpu_optimal: (12.4, 180), quick: false },
 ];
 
-/// What one run printed.
-struct Run {
-    verdict: String,
-    configs: u64,
-    ssbs: u64,
-    events: u64,
-    seconds: f64,
-    rss_mb: f64,
-}
-
 fn run(row: &Row, mode: &str, timeout: u64) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_qpor"));
-    cmd.arg("check")
-        .arg(format!("models/proc/{}.proc", row.model))
-        .args(["--cutoff", "none", "--all", "--json", "-q"])
-        .args(["--time-limit", &timeout.to_string()]);
+    let mut args: Vec<String> = ["--cutoff", "none", "--all", "--time-limit"]
+        .map(String::from)
+        .to_vec();
+    args.push(timeout.to_string());
     for (name, value) in row.params {
-        cmd.arg("-D").arg(format!("{name}={value}"));
+        args.push("-D".into());
+        args.push(format!("{name}={value}"));
     }
     if mode == "optimal" {
-        cmd.arg("--optimal");
+        args.push("--optimal".into());
     } else {
-        cmd.args(["-k", mode]);
+        args.push("-k".into());
+        args.push(mode.into());
     }
-    let out = cmd.output().expect("the qpor binary runs");
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{} {mode}: no JSON ({e}); stderr: {}",
-            row.name,
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    let stat = |k: &str| json["stats"][k].as_u64().unwrap_or(0);
-    Run {
-        verdict: json["verdict"].as_str().unwrap_or("?").to_string(),
-        configs: stat("max_configurations"),
-        ssbs: stat("ssbs"),
-        events: stat("events"),
-        seconds: json["stats"]["seconds"].as_f64().unwrap_or(0.0),
-        rss_mb: stat("peak_rss_bytes") as f64 / 1e6,
-    }
+    common::check(&format!("models/proc/{}.proc", row.model), &args)
 }
 
 fn main() {
@@ -103,11 +79,7 @@ fn main() {
         .split(',')
         .map(str::to_string)
         .collect();
-    let timeout: u64 = std::env::var("QPOR_TABLE1_TIMEOUT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(120);
-    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let timeout: u64 = env_or("QPOR_TABLE1_TIMEOUT", 120);
 
     println!("| row | max-confs (paper) | events (paper) | mode | SSBs (Dpu) | qpor s | Dpu optimal s | qpor MB | Dpu MB |");
     println!("|---|---|---|---|---|---|---|---|---|");
@@ -126,10 +98,8 @@ fn main() {
             let (configs, events) = if r.verdict == "inconclusive" {
                 ("timeout".to_string(), "–".to_string())
             } else {
-                (
-                    format!("{} ({})", r.configs, row.configs),
-                    format!("{} ({})", r.events, row.events),
-                )
+                let (c, e) = (r.stat("max_configurations"), r.stat("events"));
+                (format!("{c} ({})", row.configs), format!("{e} ({})", row.events))
             };
             let optimal = mode == "optimal";
             println!(
@@ -140,7 +110,7 @@ fn main() {
                 } else {
                     format!("k={mode}")
                 },
-                r.ssbs,
+                r.stat("ssbs"),
                 r.seconds,
                 if optimal {
                     format!("{:.2}", row.dpu_optimal.0)
@@ -156,7 +126,8 @@ fn main() {
             );
             if r.verdict != "inconclusive" {
                 assert_eq!(
-                    r.configs, row.configs,
+                    r.stat("max_configurations"),
+                    row.configs,
                     "{} {mode}: maximal configurations",
                     row.name
                 );
