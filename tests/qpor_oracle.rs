@@ -102,11 +102,23 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
                 .cutoff(cutoff)
                 .max_events(200_000);
             let r = check_qpor(sys, &opts, &mut Silent).unwrap();
-            assert_ne!(
-                r.verdict,
-                Verdict::Inconclusive,
-                "{what}: {alt:?} {cutoff:?} did not finish"
-            );
+            if r.stopped.is_some() {
+                // McMillan's size order is partial: on some weighted nets equally long
+                // histories with one marking are never cutoffs of each other, and the
+                // exploration outgrows the event budget (see the regression test below).
+                // The total ERV order must always finish; what a stopped run found must
+                // still be right.
+                assert_eq!(
+                    cutoff,
+                    CutoffMode::McMillan,
+                    "{what}: {alt:?} {cutoff:?} did not finish"
+                );
+                assert!(
+                    dead_states(&r).is_subset(&expected),
+                    "{what}: a stopped run reported a state that is not dead"
+                );
+                continue;
+            }
             assert_eq!(r.verdict, oracle.verdict, "{what}: {alt:?} {cutoff:?}");
             assert_eq!(
                 dead_states(&r),
@@ -118,8 +130,14 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
             }
             // Without --all, the verdict is the same and a deadlock comes with a witness
             // that replays to a dead state.
-            let first =
-                check_qpor(sys, &CheckOptions::default().alt(alt).cutoff(cutoff), &mut Silent).unwrap();
+            let first_opts = CheckOptions::default()
+                .alt(alt)
+                .cutoff(cutoff)
+                .max_events(200_000);
+            let first = check_qpor(sys, &first_opts, &mut Silent).unwrap();
+            if first.stopped.is_some() && first.verdict == Verdict::Inconclusive {
+                continue;
+            }
             assert_eq!(
                 first.verdict, oracle.verdict,
                 "{what}: first-deadlock mode, {alt:?} {cutoff:?}"
@@ -390,4 +408,39 @@ fn a_net_with_an_isolated_transition_is_never_dead() {
     let oracle = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
     assert_eq!(oracle.verdict, Verdict::NoDeadlock);
     assert_eq!(r.verdict, Verdict::NoDeadlock);
+}
+
+/// Found by the property above: with McMillan's order and k = 1 this net needs about 400 000
+/// events (ERV: 1 500), so a run with a budget of 200 000 stops with a deadlock verdict and
+/// only some of the seven dead markings. The stopped run must say so, report only real dead
+/// states, and the ERV runs must find all seven.
+#[test]
+fn regression_mcmillan_outgrows_the_event_budget_on_a_weighted_net() {
+    let spec = NetSpec {
+        marking: vec![2, 0, 2, 0],
+        transitions: vec![
+            (vec![(2, 1)], vec![(3, 1)]),
+            (vec![(0, 1)], vec![(2, 2), (3, 2)]),
+            (vec![(1, 1), (2, 1)], vec![]),
+            (vec![(2, 1)], vec![(1, 1)]),
+            (vec![(3, 1)], vec![]),
+        ],
+    };
+    let net = spec.build();
+    let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+    let all = CheckOptions::default().all(true);
+    let oracle = qpor::explicit::check(&sys, &all, &mut Silent).unwrap();
+    assert_eq!(oracle.findings.len(), 7);
+    let erv = check_qpor(&sys, &all.clone().alt(AltMode::KPartial(1)), &mut Silent).unwrap();
+    assert!(erv.stopped.is_none());
+    assert_eq!(dead_states(&erv), dead_states(&oracle));
+    let budget = CheckOptions::default()
+        .all(true)
+        .alt(AltMode::KPartial(1))
+        .cutoff(CutoffMode::McMillan)
+        .max_events(1_000);
+    let r = check_qpor(&sys, &budget, &mut Silent).unwrap();
+    assert!(r.stopped.is_some(), "1 000 events cannot be enough");
+    assert!(dead_states(&r).is_subset(&dead_states(&oracle)));
+    assert!(dead_states(&r).len() < 7);
 }

@@ -160,8 +160,9 @@ pub fn check<S: System + ?Sized>(
         Verdict::NoDeadlock
     };
     let states = search.store.len() as u64;
+    let seconds = start.elapsed().as_secs_f64();
     let stats = Stats {
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
         peak_rss_bytes: crate::check::peak_rss_bytes(),
         counters: vec![
             ("states", states),
@@ -171,6 +172,10 @@ pub fn check<S: System + ?Sized>(
             ("terminations", terminations),
             ("state_bits", search.store.bits_per_state() as u64),
             ("bytes_per_state", search.store.bytes_per_state().round() as u64),
+            (
+                "states_per_second",
+                (states as f64 / seconds.max(1e-9)).round() as u64,
+            ),
         ],
     };
     Ok(Report {

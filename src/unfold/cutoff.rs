@@ -108,17 +108,18 @@ mod tests {
     }
 
     #[test]
-    fn foata_breaks_parikh_ties() {
-        // a·b in sequence vs a ∥ b: same Parikh vector; the concurrent one has a fuller
-        // first level, so it is smaller.
+    fn foata_levels_break_parikh_ties() {
+        // a·b in sequence vs a ∥ b: same Parikh vector. Level by level the first levels
+        // are compared as sorted words, where a proper prefix is smaller (as Cunf does):
+        // the sequential history's first level [a] is a prefix of [a, b], so it is smaller.
         let seq = HistoryShape {
             events: vec![(1, ActionId(0)), (2, ActionId(1))],
         };
         let par = HistoryShape {
             events: vec![(1, ActionId(0)), (1, ActionId(1))],
         };
-        assert_eq!(compare_erv(&par, &seq), Ordering::Less);
-        assert_eq!(compare_erv(&seq, &par), Ordering::Greater);
+        assert_eq!(compare_erv(&seq, &par), Ordering::Less);
+        assert_eq!(compare_erv(&par, &seq), Ordering::Greater);
         assert_eq!(compare_erv(&seq, &seq), Ordering::Equal);
     }
 }
