@@ -16,6 +16,7 @@ use qpor::system::net::{Decomposition, Net, NetSystem, PlaceId};
 use qpor::unfold::cutoff::CutoffMode;
 use qpor::unfold::prefix::{build_general, build_program, PrefixOptions};
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 type Arcs = Vec<(usize, u32)>;
 
@@ -131,6 +132,9 @@ const MODES: [AltMode; 4] = [
 
 /// The general backend's QPOR against the oracle; returns the oracle's report, or None
 /// when the oracle did not finish (an unbounded net).
+/// The time one QPOR run of a property case may take.
+const BUDGET: Duration = Duration::from_secs(2);
+
 fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
     let sys = NetSystem::new(net, Decomposition::Places).unwrap();
     let all = CheckOptions::default().all(true).max_states(400);
@@ -145,14 +149,22 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
                 .all(true)
                 .alt(alt)
                 .cutoff(cutoff)
-                .max_events(20_000);
+                .max_events(20_000)
+                .time_limit(BUDGET);
             let r = check_general(net, &opts, &mut Silent).unwrap();
-            if r.verdict == Verdict::Inconclusive {
+            if r.verdict == Verdict::Inconclusive || r.stopped.is_some() {
                 // Individual tokens multiply events on non-safe nets (k tokens, weight w:
-                // C(k, w) events per firing); the event limit is the only way out here.
+                // C(k, w) events per firing), and the optimal comb over their conflicts is
+                // an NP-complete search; the limits are the only way out here. A
+                // run stopped after finding deadlocks says "deadlock" and lists only some:
+                // those must be real.
                 assert!(
-                    r.stopped.as_deref().is_some_and(|s| s.contains("event limit")),
+                    r.stopped.as_deref().is_some_and(|s| s.contains("limit")),
                     "{what}: {alt:?} {cutoff:?} inconclusive without reaching a limit"
+                );
+                assert!(
+                    dead_states(&r).is_subset(&expected),
+                    "{what}: {alt:?} {cutoff:?}: a stopped run reported a state that is not dead"
                 );
                 return None;
             }
@@ -165,9 +177,13 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
             if alt == AltMode::Optimal {
                 assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
             }
-            let first = CheckOptions::default().alt(alt).cutoff(cutoff).max_events(20_000);
+            let first = CheckOptions::default()
+                .alt(alt)
+                .cutoff(cutoff)
+                .max_events(20_000)
+                .time_limit(BUDGET);
             let first = check_general(net, &first, &mut Silent).unwrap();
-            if first.verdict != Verdict::Inconclusive {
+            if first.stopped.is_none() {
                 assert_eq!(
                     first.verdict, oracle.verdict,
                     "{what}: first deadlock, {alt:?} {cutoff:?}"

@@ -396,3 +396,32 @@ fn check_and_info_say_which_backend_and_whether_the_net_is_safe() {
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("structurally safe: not known"), "{text}");
 }
+
+/// Completeness on the shipped programs (at their default parameters, where the state
+/// space is small): rendezvous, locks, semaphores and spawn/join all appear. This caught
+/// channels whose receiver was interned after its sender had been asked for its steps.
+#[test]
+fn program_prefixes_are_complete_on_the_shipped_programs() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir("models/proc").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("proc") {
+            continue;
+        }
+        let loaded = parse::load(&path, &LoadOptions::default()).unwrap();
+        let Model::Program(prog) = &loaded.model else {
+            panic!("{}: not a program", path.display());
+        };
+        let sys = prog.system().unwrap();
+        let Some(reach) = reachable(&sys, 20_000) else {
+            continue;
+        };
+        let built = build_program(&sys, &PrefixOptions::default()).unwrap();
+        assert!(built.stopped.is_none(), "{}", path.display());
+        let states = prefix_states(&built.prefix, &sys, 200_000)
+            .unwrap_or_else(|| panic!("{}: too many cuts", path.display()));
+        assert_eq!(states, reach, "{}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} programs were small enough");
+}

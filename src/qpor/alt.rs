@@ -16,6 +16,7 @@
 use super::Unfolding;
 use crate::unfold::EventId;
 use hashbrown::HashSet;
+use std::time::Instant;
 
 /// How alternatives are computed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -63,12 +64,32 @@ pub struct AltStats {
     pub combinations_tried: u64,
 }
 
-/// Reusable buffers for [`alternative`].
+/// Reusable buffers for [`alternative`], and the deadline its comb search honours.
 #[derive(Default)]
 pub struct AltScratch {
     spikes: Vec<Vec<EventId>>,
     chosen: Vec<EventId>,
     buf: Vec<EventId>,
+    deadline: Option<Instant>,
+    timed_out: bool,
+}
+
+/// Combinations tried between two looks at the clock.
+const CLOCK_EVERY_COMBINATIONS: u64 = 1 << 12;
+
+impl AltScratch {
+    /// Makes [`alternative`] give up (returning `None` and setting
+    /// [`AltScratch::timed_out`]) once `deadline` has passed: an optimal comb is an
+    /// NP-complete search, and one call can outlast any time limit between calls.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Whether the last [`alternative`] call gave up at the deadline; its `None` then
+    /// means "unknown", not "no alternative".
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
 }
 
 /// Computes an alternative to `d` (D, in the order events were added) after the current
@@ -83,6 +104,7 @@ pub fn alternative<U: Unfolding + ?Sized>(
     scratch: &mut AltScratch,
 ) -> Option<Vec<EventId>> {
     stats.calls += 1;
+    scratch.timed_out = false;
     // D ∩ en(C), newest first: only these still need a conflicting event in J.
     let unjustified: Vec<EventId> = d.iter().rev().copied().filter(|&x| unf.is_enabled(x)).collect();
     if unjustified.is_empty() {
@@ -157,6 +179,12 @@ pub fn alternative<U: Unfolding + ?Sized>(
             let cand = spike[cursor[level]];
             cursor[level] += 1;
             stats.combinations_tried += 1;
+            if stats.combinations_tried % CLOCK_EVERY_COMBINATIONS == 0
+                && scratch.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                scratch.timed_out = true;
+                return None;
+            }
             if scratch
                 .chosen
                 .iter()

@@ -138,6 +138,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
     let mut a: Vec<EventId> = Vec::new();
     let mut en: Vec<EventId> = Vec::new();
     let mut scratch = AltScratch::default();
+    scratch.set_deadline(opts.time_limit.map(|limit| start + limit));
     let mut seen_states: HashSet<Vec<Local>> = HashSet::new();
     let mut steps = Vec::new();
     let mut iterations = 0u64;
@@ -318,6 +319,11 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                     tree.right(unf.config().len(), e, &j);
                     a = j;
                     continue 'outer;
+                }
+                None if scratch.timed_out() => {
+                    let limit = opts.time_limit.unwrap_or_default();
+                    out.stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
+                    break 'outer;
                 }
                 None => {
                     tree.up(unf.config().len());

@@ -399,6 +399,8 @@ struct Tables {
     fire_cache: FxHashMap<FireKey, SmallVec<[Local; 4]>>,
     /// Interned receive statements by channel cell, for the anchored steps of senders.
     recv_by_cell: FxHashMap<u32, Vec<u32>>,
+    /// Interned send statements by channel cell, for the anchored steps of receivers.
+    send_by_cell: FxHashMap<u32, Vec<u32>>,
 }
 
 /// A [`Program`] seen as a component system. Its tables grow as it is explored, behind a
@@ -468,6 +470,7 @@ impl<'p> ProgramSystem<'p> {
             fault_index: FxHashMap::default(),
             fire_cache: FxHashMap::default(),
             recv_by_cell: FxHashMap::default(),
+            send_by_cell: FxHashMap::default(),
         };
         let mut initial = Vec::with_capacity(prog.comps.len());
         for (ci, comp) in prog.comps.iter().enumerate() {
@@ -661,8 +664,10 @@ impl<'p> ProgramSystem<'p> {
             actions,
         });
         t.pend_index.insert(key, id);
-        if let PendKind::Recv { cell, .. } = t.pends[id as usize].kind {
-            t.recv_by_cell.entry(cell).or_default().push(id);
+        match t.pends[id as usize].kind {
+            PendKind::Recv { cell, .. } => t.recv_by_cell.entry(cell).or_default().push(id),
+            PendKind::Send { cell, .. } => t.send_by_cell.entry(cell).or_default().push(id),
+            _ => {}
         }
         id
     }
@@ -1236,7 +1241,24 @@ impl System for ProgramSystem<'_> {
                     });
                 }
             }
-            PendKind::Recv { .. } => {}
+            // A rendezvous is anchored at the sender, but the tables grow lazily: a receive
+            // interned after its sender was asked for its anchored steps would be missed
+            // by an engine that asked once (the prefix builder asks once per condition).
+            // So the receiver also lists its meetings with the senders interned so far;
+            // whichever of the two is asked last finds the pair.
+            PendKind::Recv { cell, .. } => {
+                let sends = t.send_by_cell.get(&cell).cloned().unwrap_or_default();
+                for sp in sends {
+                    if t.pends[sp as usize].inst == inst {
+                        continue;
+                    }
+                    let a = self.meet(&mut t, sp, p);
+                    out.push(Step {
+                        action: a,
+                        touched: t.actions[a.index()].touched.clone(),
+                    });
+                }
+            }
             _ => {
                 let pend = &t.pends[p as usize];
                 for &a in &pend.actions {
