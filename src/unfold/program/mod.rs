@@ -49,9 +49,15 @@ struct Node {
     depth: u32,
     /// Jump pointer for level-ancestor queries (Myers' skew-binary scheme).
     jump: EventId,
+    /// Children are kept in runs of one action: the first child of each run is in the
+    /// list `first_child` / `next_sibling` / `prev_sibling` (the others have NONE
+    /// there), and a run is chained by `next_same` / `prev_same` from its head. cex creates
+    /// many same-action variants under one node; immediate conflicts skip them by run.
     first_child: EventId,
     next_sibling: EventId,
     prev_sibling: EventId,
+    next_same: EventId,
+    prev_same: EventId,
     /// The component's local state after the event.
     post: Local,
     /// Number of events on the root path (inclusive) whose home component is `comp`.
@@ -373,20 +379,41 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             } else {
                 self.node(p, c).first_child
             };
+            // The head of the run of this action among the siblings, if there is one.
+            let mut run = head;
+            while !run.is_none() && self.ev(run).action != step.action {
+                run = self.node(run, c).next_sibling;
+            }
+            let (next_sibling, prev_same, next_same) = if run.is_none() {
+                (head, NONE, NONE)
+            } else {
+                (NONE, run, self.node(run, c).next_same)
+            };
             nodes.push(Node {
                 comp: c,
                 pred: p,
                 depth,
                 jump,
                 first_child: NONE,
-                next_sibling: head,
+                next_sibling,
                 prev_sibling: NONE,
+                next_same,
+                prev_same,
                 post: after[i],
                 home_count,
             });
         }
-        // Link into the parents' child lists (or the roots).
+        // Link into the parents' child lists (or the roots), or into the run of the action.
         for n in &nodes {
+            if !n.prev_same.is_none() {
+                let k = self.events[n.prev_same.index()].node_index(n.comp).unwrap();
+                self.events[n.prev_same.index()].nodes[k].next_same = id;
+                if !n.next_same.is_none() {
+                    let k = self.events[n.next_same.index()].node_index(n.comp).unwrap();
+                    self.events[n.next_same.index()].nodes[k].prev_same = id;
+                }
+                continue;
+            }
             if !n.next_sibling.is_none() {
                 let k = self.events[n.next_sibling.index()].node_index(n.comp).unwrap();
                 self.events[n.next_sibling.index()].nodes[k].prev_sibling = id;
@@ -693,18 +720,46 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             // Unlink from the sibling list; a freed predecessor's list does not matter,
             // but predecessors of freed events are freed only in the same sweep, after us
             // or before us: fix up whichever neighbours are still alive.
+            if !n.prev_same.is_none() {
+                // Inside a run: only the run's chain changes.
+                if let Some(k) = self.events[n.prev_same.index()].node_index(n.comp) {
+                    self.events[n.prev_same.index()].nodes[k].next_same = n.next_same;
+                }
+                if !n.next_same.is_none() {
+                    if let Some(k) = self.events[n.next_same.index()].node_index(n.comp) {
+                        self.events[n.next_same.index()].nodes[k].prev_same = n.prev_same;
+                    }
+                }
+                continue;
+            }
+            // A run head: the next event of the run, if any, takes its place in the list.
+            let mut successor = n.next_sibling;
+            if !n.next_same.is_none() {
+                if let Some(k) = self.events[n.next_same.index()].node_index(n.comp) {
+                    let y = &mut self.events[n.next_same.index()].nodes[k];
+                    y.prev_same = NONE;
+                    y.next_sibling = n.next_sibling;
+                    y.prev_sibling = n.prev_sibling;
+                    successor = n.next_same;
+                }
+            }
             if !n.prev_sibling.is_none() {
                 if let Some(k) = self.events[n.prev_sibling.index()].node_index(n.comp) {
-                    self.events[n.prev_sibling.index()].nodes[k].next_sibling = n.next_sibling;
+                    self.events[n.prev_sibling.index()].nodes[k].next_sibling = successor;
                 }
             } else if n.pred.is_none() {
-                self.roots[n.comp.index()] = n.next_sibling;
+                self.roots[n.comp.index()] = successor;
             } else if let Some(k) = self.events[n.pred.index()].node_index(n.comp) {
-                self.events[n.pred.index()].nodes[k].first_child = n.next_sibling;
+                self.events[n.pred.index()].nodes[k].first_child = successor;
             }
             if !n.next_sibling.is_none() {
                 if let Some(k) = self.events[n.next_sibling.index()].node_index(n.comp) {
-                    self.events[n.next_sibling.index()].nodes[k].prev_sibling = n.prev_sibling;
+                    self.events[n.next_sibling.index()].nodes[k].prev_sibling = if successor == n.next_sibling
+                    {
+                        n.prev_sibling
+                    } else {
+                        successor
+                    };
                 }
             }
         }
@@ -922,10 +977,16 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
                 self.node(n.pred, n.comp).first_child
             };
             while !x.is_none() {
+                let head = self.node(x, n.comp);
                 if self.ev(x).action != action {
                     out.push(x);
+                    let mut y = head.next_same;
+                    while !y.is_none() {
+                        out.push(y);
+                        y = self.node(y, n.comp).next_same;
+                    }
                 }
-                x = self.node(x, n.comp).next_sibling;
+                x = head.next_sibling;
             }
         }
         if self.ev(e).nodes.len() > 1 {
