@@ -9,42 +9,17 @@
 //!   and `--all` dead-state sets of the explicit engine, for several alternative modes and
 //!   both cutoff orders.
 
+mod net_support;
+
+use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
 use qpor::check::{check_general, check_qpor, CheckOptions, FindingKind, Report, Silent, Verdict};
 use qpor::qpor::AltMode;
-use qpor::system::net::{Decomposition, Net, NetSystem, PlaceId};
+use qpor::system::net::{Decomposition, Net, NetSystem};
 use qpor::unfold::cutoff::CutoffMode;
 use qpor::unfold::prefix::{build_general, build_program, PrefixOptions};
 use std::collections::BTreeSet;
 use std::time::Duration;
-
-type Arcs = Vec<(usize, u32)>;
-
-/// A net given as its initial marking and, per transition, (input arcs, output arcs).
-#[derive(Clone, Debug)]
-struct NetSpec {
-    marking: Vec<u32>,
-    transitions: Vec<(Arcs, Arcs)>,
-}
-
-impl NetSpec {
-    fn build(&self) -> Net {
-        let mut net = Net::default();
-        for (i, &m) in self.marking.iter().enumerate() {
-            net.add_place(format!("p{i}"), None, m);
-        }
-        for (i, (pre, post)) in self.transitions.iter().enumerate() {
-            let t = net.add_transition(format!("t{i}"), None);
-            for &(p, w) in pre {
-                net.add_pre(t, PlaceId(p as u32), w);
-            }
-            for &(p, w) in post {
-                net.add_post(t, PlaceId(p as u32), w);
-            }
-        }
-        net
-    }
-}
 
 /// Safe nets: `machines` state machines of `states` places each (state 0 marked); every
 /// transition moves one or two machines (synchronisation), each from one state to another
@@ -84,33 +59,6 @@ fn safe_net(acyclic: bool) -> impl Strategy<Value = NetSpec> {
                     }
                     pre.sort();
                     post.sort();
-                    (pre, post)
-                })
-                .collect();
-            NetSpec { marking, transitions }
-        })
-    })
-}
-
-/// Any nets: up to `max_tokens` initial tokens per place and weights up to `max_weight`.
-fn any_net(max_weight: u32, max_tokens: u32) -> impl Strategy<Value = NetSpec> {
-    (2usize..=4, 1usize..=5).prop_flat_map(move |(np, nt)| {
-        let marking = prop::collection::vec(0..=max_tokens, np);
-        let arcs = prop::collection::vec(
-            (
-                prop::collection::vec((0..np, 1..=max_weight), 1..=2),
-                prop::collection::vec((0..np, 1..=max_weight), 0..=2),
-            ),
-            nt,
-        );
-        (marking, arcs).prop_map(|(marking, arcs)| {
-            let transitions = arcs
-                .into_iter()
-                .map(|(mut pre, mut post)| {
-                    pre.sort();
-                    pre.dedup_by_key(|a| a.0);
-                    post.sort();
-                    post.dedup_by_key(|a| a.0);
                     (pre, post)
                 })
                 .collect();
@@ -256,7 +204,7 @@ proptest! {
     }
 
     #[test]
-    fn non_safe_and_weighted_nets_agree_with_the_oracle(spec in any_net(2, 2)) {
+    fn non_safe_and_weighted_nets_agree_with_the_oracle(spec in random_net(2..=4, 1..=5, false, 2, 2)) {
         let net = spec.build();
         general_agrees_with_oracle(&net, &format!("{spec:?}"));
     }

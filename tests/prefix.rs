@@ -7,10 +7,13 @@
 //! - limits end the construction with a causally closed, incomplete prefix;
 //! - the command line: text, JSON, DOT, exit codes, and `qpor info`'s safeness line.
 
+mod net_support;
+
+use net_support::random_net;
 use proptest::prelude::*;
 use qpor::parse::{self, LoadOptions};
 use qpor::system::model::Model;
-use qpor::system::net::{Decomposition, Net, NetSystem, PlaceId};
+use qpor::system::net::{Decomposition, Net, NetSystem};
 use qpor::system::{ActionId, Local, Step, System};
 use qpor::unfold::cutoff::CutoffMode;
 use qpor::unfold::prefix::{build_general, build_program, Prefix, PrefixOptions};
@@ -182,57 +185,12 @@ fn prefix_states<S: System + ?Sized>(prefix: &Prefix, sys: &S, cap: usize) -> Op
     Some(states)
 }
 
-type Arcs = Vec<(usize, u32)>;
-
-fn build(marking: &[u32], transitions: &[(Arcs, Arcs)]) -> Net {
-    let mut net = Net::default();
-    for (i, &m) in marking.iter().enumerate() {
-        net.add_place(format!("p{i}"), None, m);
-    }
-    for (i, (pre, post)) in transitions.iter().enumerate() {
-        let t = net.add_transition(format!("t{i}"), None);
-        for &(p, w) in pre {
-            net.add_pre(t, PlaceId(p as u32), w);
-        }
-        for &(p, w) in post {
-            net.add_post(t, PlaceId(p as u32), w);
-        }
-    }
-    net
-}
-
-fn random_net(max_weight: u32, max_tokens: u32) -> impl Strategy<Value = (Vec<u32>, Vec<(Arcs, Arcs)>)> {
-    (2usize..=5, 1usize..=6).prop_flat_map(move |(np, nt)| {
-        let marking = prop::collection::vec(0..=max_tokens, np);
-        let arcs = prop::collection::vec(
-            (
-                prop::collection::vec((0..np, 1..=max_weight), 1..=2),
-                prop::collection::vec((0..np, 1..=max_weight), 0..=2),
-            ),
-            nt,
-        );
-        (marking, arcs).prop_map(|(marking, arcs)| {
-            let ts = arcs
-                .into_iter()
-                .map(|(mut pre, mut post)| {
-                    pre.sort();
-                    pre.dedup_by_key(|a| a.0);
-                    post.sort();
-                    post.dedup_by_key(|a| a.0);
-                    (pre, post)
-                })
-                .collect();
-            (marking, ts)
-        })
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
 
     #[test]
-    fn prefixes_are_complete_on_small_nets((marking, ts) in random_net(2, 2)) {
-        let net = build(&marking, &ts);
+    fn prefixes_are_complete_on_small_nets(spec in random_net(2..=5, 1..=6, false, 2, 2)) {
+        let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         let Some(reach) = reachable(&sys, 300) else {
             return Ok(()); // unbounded or large: no finite oracle

@@ -4,10 +4,13 @@
 //! maximal configurations equals a brute-force count of Mazurkiewicz traces, for every k,
 //! and the optimal mode has no sleep-set-blocked leaf.
 
+mod net_support;
+
+use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
 use qpor::check::{check_qpor, CheckOptions, FindingKind, Report, Silent, Verdict};
 use qpor::qpor::AltMode;
-use qpor::system::net::{Decomposition, Net, NetSystem, PlaceId, TransId};
+use qpor::system::net::{Decomposition, Net, NetSystem, TransId};
 use qpor::system::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
 use qpor::unfold::cutoff::CutoffMode;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -19,67 +22,6 @@ const MODES: [AltMode; 5] = [
     AltMode::Optimal,
     AltMode::Sdpor,
 ];
-
-/// Arcs of a transition as (place, weight).
-type Arcs = Vec<(usize, u32)>;
-
-/// A random net description: per transition, (input arcs, output arcs).
-#[derive(Clone, Debug)]
-struct NetSpec {
-    marking: Vec<u32>,
-    transitions: Vec<(Arcs, Arcs)>,
-}
-
-impl NetSpec {
-    fn build(&self) -> Net {
-        let mut net = Net::default();
-        for (i, &m) in self.marking.iter().enumerate() {
-            net.add_place(format!("p{i}"), None, m);
-        }
-        for (i, (pre, post)) in self.transitions.iter().enumerate() {
-            let t = net.add_transition(format!("t{i}"), None);
-            for &(p, w) in pre {
-                net.add_pre(t, PlaceId(p as u32), w);
-            }
-            for &(p, w) in post {
-                net.add_post(t, PlaceId(p as u32), w);
-            }
-        }
-        net
-    }
-}
-
-/// Random nets. `acyclic`: every transition consumes from some place and produces only on
-/// places of higher index than all its inputs, so every run terminates.
-fn net_spec(acyclic: bool, max_weight: u32, max_tokens: u32) -> impl Strategy<Value = NetSpec> {
-    (2usize..=6, 1usize..=7).prop_flat_map(move |(np, nt)| {
-        let marking = prop::collection::vec(0..=max_tokens, np);
-        let arcs = prop::collection::vec(
-            (
-                prop::collection::vec((0..np, 1..=max_weight), 1..=2),
-                prop::collection::vec((0..np, 1..=max_weight), 0..=2),
-            ),
-            nt,
-        );
-        (marking, arcs).prop_map(move |(marking, arcs)| {
-            let transitions = arcs
-                .into_iter()
-                .map(|(mut pre, mut post)| {
-                    pre.sort();
-                    pre.dedup_by_key(|a| a.0);
-                    if acyclic {
-                        let top = pre.iter().map(|a| a.0).max().unwrap();
-                        post.retain(|a| a.0 > top);
-                    }
-                    post.sort();
-                    post.dedup_by_key(|a| a.0);
-                    (pre, post)
-                })
-                .collect();
-            NetSpec { marking, transitions }
-        })
-    })
-}
 
 fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
     r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
@@ -228,21 +170,21 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
-    fn safe_like_cyclic_nets_agree_with_the_oracle(spec in net_spec(false, 1, 1)) {
+    fn safe_like_cyclic_nets_agree_with_the_oracle(spec in random_net(2..=6, 1..=7, false, 1, 1)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         compare_with_oracle(&sys, &format!("{spec:?}"));
     }
 
     #[test]
-    fn weighted_cyclic_nets_agree_with_the_oracle(spec in net_spec(false, 2, 2)) {
+    fn weighted_cyclic_nets_agree_with_the_oracle(spec in random_net(2..=6, 1..=7, false, 2, 2)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         compare_with_oracle(&sys, &format!("{spec:?}"));
     }
 
     #[test]
-    fn acyclic_nets_agree_and_count_traces(spec in net_spec(true, 2, 2)) {
+    fn acyclic_nets_agree_and_count_traces(spec in random_net(2..=6, 1..=7, true, 2, 2)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         compare_with_oracle(&sys, &format!("{spec:?}"));

@@ -203,17 +203,7 @@ pub fn decide_alt_pes(pes: &Pes, opts: &DecideOptions) -> Result<AltAnswer, Deci
     let d: Vec<EventId> = d_set.iter().map(|e| EventId(e.0)).collect();
     let in_d: HashSet<EventId> = d.iter().copied().collect();
     let build_seconds = start.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let mut stats = AltStats::default();
-    let found = alternative(
-        &mut unf,
-        &d,
-        &in_d,
-        opts.mode,
-        &mut stats,
-        &mut AltScratch::default(),
-    );
-    let alt_seconds = t.elapsed().as_secs_f64();
+    let (found, stats, alt_seconds) = timed_alternative(&mut unf, &d, &in_d, opts.mode);
     let event = |e: PesEventId| WitnessEvent {
         name: pes.name(e).to_string(),
         label: pes.label(e).map(str::to_string),
@@ -322,17 +312,7 @@ pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<A
     let events = unf.stats().events_alive;
     let build_seconds = start.elapsed().as_secs_f64();
 
-    let t = Instant::now();
-    let mut stats = AltStats::default();
-    let found = alternative(
-        &mut unf,
-        &d,
-        &in_d,
-        opts.mode,
-        &mut stats,
-        &mut AltScratch::default(),
-    );
-    let alt_seconds = t.elapsed().as_secs_f64();
+    let (found, stats, alt_seconds) = timed_alternative(&mut unf, &d, &in_d, opts.mode);
 
     let config: Vec<EventId> = unf.config().to_vec();
     let j = found.clone().unwrap_or_default();
@@ -436,4 +416,17 @@ fn canonical_runs<S: System + ?Sized>(
         }
     }
     Ok(())
+}
+
+/// Alt(C, D) on `unf` in `mode`, with its statistics and the seconds it took.
+fn timed_alternative<U: Unfolding + ?Sized>(
+    unf: &mut U,
+    d: &[EventId],
+    in_d: &HashSet<EventId>,
+    mode: AltMode,
+) -> (Option<Vec<EventId>>, AltStats, f64) {
+    let t = Instant::now();
+    let mut stats = AltStats::default();
+    let found = alternative(unf, d, in_d, mode, &mut stats, &mut AltScratch::default());
+    (found, stats, t.elapsed().as_secs_f64())
 }

@@ -150,3 +150,17 @@ pub trait Unfolding {
     /// Counters.
     fn stats(&self) -> UnfoldStats;
 }
+
+/// Sorts `out[start..]` and drops repeated entries there, in place: the immediate conflicts
+/// of an event gathered over several components or conditions meet the same event twice.
+fn sort_dedup_from(out: &mut Vec<EventId>, start: usize) {
+    out[start..].sort_unstable();
+    let mut kept = start;
+    for i in start..out.len() {
+        if kept == start || out[kept - 1] != out[i] {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
+}

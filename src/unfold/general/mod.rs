@@ -822,15 +822,7 @@ impl Unfolding for GeneralUnfolding {
             out.extend(self.cond(*c).consumers.iter().copied().filter(|&y| y != e));
         }
         if self.ev(e).preset.len() > 1 {
-            out[start..].sort_unstable();
-            let mut kept = start;
-            for i in start..out.len() {
-                if kept == start || out[kept - 1] != out[i] {
-                    out[kept] = out[i];
-                    kept += 1;
-                }
-            }
-            out.truncate(kept);
+            super::sort_dedup_from(out, start);
         }
     }
 

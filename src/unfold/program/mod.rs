@@ -990,15 +990,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             }
         }
         if self.ev(e).nodes.len() > 1 {
-            out[start..].sort_unstable();
-            let mut kept = start;
-            for i in start..out.len() {
-                if kept == start || out[kept - 1] != out[i] {
-                    out[kept] = out[i];
-                    kept += 1;
-                }
-            }
-            out.truncate(kept);
+            super::sort_dedup_from(out, start);
         }
     }
 
