@@ -105,27 +105,35 @@ fn brute_force_conflicts(p: &Prefix) -> Vec<(u32, u32)> {
 /// enough for `dot` to lay 60 models out in seconds (with 100, ring_5 alone takes 5 s).
 const PREFIX_EVENTS_DRAWN: usize = 40;
 
-/// Models whose complete prefix takes the prefix builder more than a few seconds here
-/// (buf100: 12 s; the others did not finish in 20 s): the prefix and pes views are not
-/// drawn for them in the tests, since `qpor dot` builds the whole prefix before drawing.
-const SLOW_FOR_PREFIX: [&str; 4] = [
-    "buf100",
-    "DLCround-PT-03a",
-    "Kanban-PT-00005",
-    "SwimmingPool-PT-01",
-];
+/// The prefix `qpor dot --view prefix|pes [--max-events N]` draws, straight from the
+/// library's builder, with the builder's statistics: the backend `--unfolding auto` picks
+/// (general for plain nets, program-like for programs and NUPN nets), stopped at N events.
+fn library_prefix(f: &str, max_events: Option<usize>) -> PrefixOutcome {
+    library_prefix_with(f, Backend::Auto, max_events)
+}
 
-/// The prefix `qpor dot --view prefix|pes` draws, straight from the library's builder,
-/// with the builder's statistics.
-fn library_prefix(f: &str) -> PrefixOutcome {
+/// [`library_prefix`] with the backend `--unfolding` names.
+fn library_prefix_with(f: &str, backend: Backend, max_events: Option<usize>) -> PrefixOutcome {
     let model = load_model(f, &[]);
     build_model(
         &model,
-        Backend::Program,
+        backend,
         &SystemOptions::default(),
-        &PrefixOptions::default(),
+        &PrefixOptions {
+            max_events: max_events.map(|n| n as u64),
+            ..PrefixOptions::default()
+        },
     )
     .unwrap_or_else(|e| panic!("{f}: {e}"))
+}
+
+/// The note of a picture whose prefix builder stopped at `--max-events n` after `built`
+/// events with `pending` possible extensions queued.
+fn incomplete_note(built: usize, n: usize, pending: u64) -> String {
+    format!(
+        "not built, so not drawn: the rest of the prefix (more than {built} events in all)\\n(prefix builder: stopped at --max-events {n}, {pending} possible extension{} still queued)",
+        if pending == 1 { "" } else { "s" }
+    )
 }
 
 /// The first `n` events of `p` (a causally closed set, since causes come first).
@@ -138,17 +146,25 @@ fn first_events(p: &Prefix, n: usize) -> Prefix {
 
 #[test]
 fn prefix_and_pes_views_of_every_model_match_the_prefix_builder() {
-    let files: Vec<String> = model_files()
-        .into_iter()
-        .filter(|f| !SLOW_FOR_PREFIX.iter().any(|s| f.contains(s)))
-        .collect();
+    // Every model: `--max-events` stops the builder, so no prefix is built whole.
+    let files: Vec<String> = model_files();
     let drawn = PREFIX_EVENTS_DRAWN.to_string();
     let texts = std::sync::Mutex::new(Vec::new());
     let shown_counts = std::sync::Mutex::new(Vec::new());
     par_for_each(&files, |f| {
-        let outcome = library_prefix(f);
+        let outcome = library_prefix(f, Some(PREFIX_EVENTS_DRAWN));
         let p = &outcome.prefix;
         assert_well_formed(p);
+        // Stopped exactly when the complete prefix has more events than drawn.
+        let incomplete = outcome.stopped.is_some();
+        assert_eq!(
+            incomplete,
+            outcome.stats.pending > 0,
+            "{f}: {:?}",
+            outcome.stopped
+        );
+        assert!(p.events.len() <= PREFIX_EVENTS_DRAWN, "{f}");
+        assert!(!incomplete || p.events.len() == PREFIX_EVENTS_DRAWN, "{f}");
         // The engine's statistics are the prefix's sizes.
         assert_eq!(outcome.stats.events as usize, p.events.len(), "{f}: events");
         assert_eq!(
@@ -163,7 +179,14 @@ fn prefix_and_pes_views_of_every_model_match_the_prefix_builder() {
         let prefix_text = qpor_ok(&["dot", f, "--view", "prefix", "--max-events", &drawn]);
         let g = parse_dot(&prefix_text);
         let title = graph_label(&prefix_text);
-        let totals = numbers_in(&title[title.find("prefix:").unwrap()..]);
+        let backend = format!("({} unfolding, cutoff erv)", outcome.backend);
+        assert!(title.contains(&backend), "{f}: {title}");
+        let summary = if incomplete {
+            "incomplete prefix:"
+        } else {
+            "prefix:"
+        };
+        let totals = numbers_in(&title[title.find(summary).unwrap()..]);
         assert_eq!(
             totals,
             vec![
@@ -207,15 +230,12 @@ fn prefix_and_pes_views_of_every_model_match_the_prefix_builder() {
         }
         let owners: BTreeSet<&str> = shown.events.iter().filter_map(|e| e.owner.as_deref()).collect();
         assert_eq!(g.clusters.len(), owners.len(), "{f}: one cluster per owner");
+        // Everything built is drawn; the note says the rest was not built.
+        assert_eq!(n, p.events.len(), "{f}");
+        assert_eq!(drawn_conditions, p.conditions.len(), "{f}");
         let note = g.node_attr("note_truncated", "label");
-        if n < p.events.len() {
-            let expected = format!(
-                "not drawn: {} of {} events and {} of {} conditions\\n(--max-events {n})",
-                p.events.len() - n,
-                p.events.len(),
-                p.conditions.len() - drawn_conditions,
-                p.conditions.len()
-            );
+        if incomplete {
+            let expected = incomplete_note(n, PREFIX_EVENTS_DRAWN, outcome.stats.pending);
             assert_eq!(note, Some(expected.as_str()), "{f}");
             assert_eq!(g.nodes.len(), n + drawn_conditions + 1, "{f}: no other node");
         } else {
@@ -226,6 +246,15 @@ fn prefix_and_pes_views_of_every_model_match_the_prefix_builder() {
         let pes_text = qpor_ok(&["dot", f, "--view", "pes", "--max-events", &drawn]);
         let g = parse_dot(&pes_text);
         assert_eq!(g.node_ids_with_prefix("e").len(), n, "{f}: events");
+        let note = g.node_attr("note_truncated", "label");
+        if incomplete {
+            let expected = incomplete_note(n, PREFIX_EVENTS_DRAWN, outcome.stats.pending);
+            assert_eq!(note, Some(expected.as_str()), "{f}");
+            assert_eq!(g.nodes.len(), n + 1, "{f}: no other node");
+        } else {
+            assert_eq!(note, None, "{f}");
+            assert_eq!(g.nodes.len(), n, "{f}: no other node");
+        }
         let solid = g.edges.iter().filter(|e| e.attr("style").is_none()).count();
         assert_eq!(solid, reduction_size(&shown), "{f}: immediate causality");
         let dashed: BTreeSet<(String, String)> = g
@@ -280,7 +309,7 @@ fn the_whole_prefix_of_small_models_is_drawn_exactly() {
         "models/proc/ssbexp.proc",
         "models/nets/dekker.ll_net",
     ] {
-        let p = library_prefix(f).prefix;
+        let p = library_prefix(f, None).prefix;
         let g = parse_dot(&qpor_ok(&["dot", f, "--view", "prefix"]));
         assert_eq!(g.node_ids_with_prefix("e").len(), p.events.len(), "{f}");
         assert_eq!(g.node_ids_with_prefix("c").len(), p.conditions.len(), "{f}");
@@ -302,7 +331,7 @@ fn the_whole_prefix_of_small_models_is_drawn_exactly() {
 #[test]
 fn deadlock_highlight_through_the_command_line() {
     let f = "models/nets/philosophers-5.pnml";
-    let p = library_prefix(f).prefix;
+    let p = library_prefix(f, None).prefix;
     for view in ["prefix", "pes"] {
         let t = qpor_ok(&["dot", f, "--view", view, "--highlight", "deadlock"]);
         assert_renders(view, &t);
@@ -322,7 +351,7 @@ fn deadlock_highlight_through_the_command_line() {
     // actions and local states in its own order; the highlight still finds the deadlock
     // (each philosopher holds its first fork).
     let f = "models/proc/philosophers.proc";
-    let p = library_prefix(f).prefix;
+    let p = library_prefix(f, None).prefix;
     let t = qpor_ok(&["dot", f, "--view", "prefix", "--highlight", "deadlock"]);
     assert_renders(f, &t);
     let g = parse_dot(&t);
@@ -366,6 +395,203 @@ fn deadlock_highlight_through_the_command_line() {
     let out = qpor(&["dot", f, "--view", "pes", "--highlight", "config=e999"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text_of(&out.stderr).contains("there is no event e999"));
+}
+
+/// The filled events of a picture, by id.
+fn filled_events(g: &Graph) -> Vec<u32> {
+    let mut v: Vec<u32> = g
+        .nodes
+        .iter()
+        .filter(|(id, _)| is_event(id) && g.node_attr(id, "fillcolor") == Some("gold"))
+        .map(|(id, _)| id[1..].parse().unwrap())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Fires the transitions of `events` (a configuration of `p`, in id order, so causes
+/// first) on `net` from its initial marking, checking each is enabled; returns the marking.
+fn replay_on_net(f: &str, net: &qpor::system::net::Net, p: &Prefix, events: &[u32]) -> Vec<u32> {
+    let mut m: Vec<u32> = net.places.iter().map(|pl| pl.initial).collect();
+    for &e in events {
+        let t = &net.transitions[p.events[e as usize].action as usize];
+        assert_eq!(t.label(), p.events[e as usize].label, "{f}: e{e}");
+        let enabled =
+            t.pre.iter().all(|(pl, w)| m[pl.index()] >= *w) && t.read.iter().all(|pl| m[pl.index()] > 0);
+        assert!(
+            enabled,
+            "{f}: e{e} ({}) is not enabled after the events before it",
+            t.label()
+        );
+        for (pl, w) in &t.pre {
+            m[pl.index()] -= w;
+        }
+        for (pl, w) in &t.post {
+            m[pl.index()] += w;
+        }
+    }
+    m
+}
+
+/// Whether `net` enables no transition at marking `m`.
+fn dead_on_net(net: &qpor::system::net::Net, m: &[u32]) -> bool {
+    net.transitions.iter().all(|t| {
+        !(t.pre.iter().all(|(pl, w)| m[pl.index()] >= *w) && t.read.iter().all(|pl| m[pl.index()] > 0))
+    })
+}
+
+#[test]
+fn highlight_deadlock_replays_prefixes_of_either_backend() {
+    // A plain net (auto: general), a NUPN net (auto: program-like) and a net of choices,
+    // each drawn with both backends: the filled events are a configuration of the prefix
+    // drawn whose marking is dead in the net. The general backend's events are replayed on
+    // the net with one component per place, whatever --components says.
+    for f in [
+        "models/nets/philosophers-5.pnml",
+        "models/mcc2023/Philosophers-PT-000005.pnml",
+        "models/nets/acyclic-choices.ll_net",
+    ] {
+        let model = load_model(f, &[]);
+        let Model::Net(net) = &model else { unreachable!() };
+        let tokens: u32 = net.places.iter().map(|pl| pl.initial).sum();
+        for (backend, name) in [(Backend::Program, "program"), (Backend::General, "general")] {
+            let p = library_prefix_with(f, backend, None).prefix;
+            let initial = p.initial_conditions().count();
+            if backend == Backend::General {
+                assert_eq!(initial, tokens as usize, "{f}: one initial condition per token");
+            } else {
+                assert!(initial <= net.places.len(), "{f}: one condition per component");
+            }
+            let mut extra: Vec<&[&str]> = vec![&[]];
+            if backend == Backend::General && net.nupn.is_none() {
+                // Components a plain net does not have: irrelevant to the general backend.
+                extra.push(&["--components", "units"]);
+            }
+            for more in extra {
+                for view in ["prefix", "pes"] {
+                    let mut args = vec![
+                        "dot",
+                        f,
+                        "--view",
+                        view,
+                        "--unfolding",
+                        name,
+                        "--highlight",
+                        "deadlock",
+                    ];
+                    args.extend_from_slice(more);
+                    let t = qpor_ok(&args);
+                    let g = parse_dot(&t);
+                    let title = graph_label(&t);
+                    assert!(
+                        title.contains(&format!("({name} unfolding, cutoff erv)")),
+                        "{f}: {title}"
+                    );
+                    assert_eq!(g.node_ids_with_prefix("e").len(), p.events.len(), "{f} {name}");
+                    let filled = filled_events(&g);
+                    assert!(!filled.is_empty(), "{f} {name}: a deadlock is filled");
+                    let set: HashSet<u32> = filled.iter().copied().collect();
+                    let mut used = HashSet::new();
+                    for &e in &filled {
+                        for &c in &p.events[e as usize].preset {
+                            assert!(used.insert(c), "{f} {name}: conflict-free");
+                            let producer = p.conditions[c as usize].producer;
+                            assert!(producer.is_none_or(|q| set.contains(&q)), "{f} {name}: closed");
+                        }
+                    }
+                    let m = replay_on_net(f, net, &p, &filled);
+                    assert!(dead_on_net(net, &m), "{f} {name}: {m:?} is not dead");
+                }
+            }
+            // Any events by id, on either backend.
+            let t = qpor_ok(&[
+                "dot",
+                f,
+                "--view",
+                "prefix",
+                "--unfolding",
+                name,
+                "--highlight",
+                "config=e0,e1",
+            ]);
+            assert_eq!(filled_events(&parse_dot(&t)), vec![0, 1], "{f} {name}");
+        }
+    }
+}
+
+#[test]
+fn max_events_and_time_limit_stop_the_prefix_builder() {
+    // The general prefix of five philosophers begins with the five take_first events: a
+    // prefix stopped there already holds the deadlock.
+    let f = "models/nets/philosophers-5.pnml";
+    let t = qpor_ok(&[
+        "dot",
+        f,
+        "--view",
+        "prefix",
+        "--max-events",
+        "5",
+        "--highlight",
+        "deadlock",
+    ]);
+    assert_renders(f, &t);
+    let g = parse_dot(&t);
+    assert_eq!(filled_events(&g), vec![0, 1, 2, 3, 4]);
+    let title = graph_label(&t);
+    assert!(
+        title.contains("incomplete prefix: 5 events (0 cutoffs), 15 conditions built"),
+        "{title}"
+    );
+    let outcome = library_prefix(f, Some(5));
+    assert_eq!(
+        g.node_attr("note_truncated", "label"),
+        Some(incomplete_note(5, 5, outcome.stats.pending).as_str())
+    );
+    // Stopped before the deadlock: the warning does not claim the model has none.
+    let out = qpor(&[
+        "dot",
+        f,
+        "--view",
+        "pes",
+        "--max-events",
+        "3",
+        "--highlight",
+        "deadlock",
+    ]);
+    assert!(out.status.success());
+    let err = text_of(&out.stderr);
+    assert!(err.contains("no deadlock among the 3 events built"), "{err}");
+    assert!(text_of(&out.stdout).contains("filled: no deadlock among the events built (nothing filled)"));
+    let out = qpor(&[
+        "dot",
+        f,
+        "--view",
+        "pes",
+        "--max-events",
+        "3",
+        "--highlight",
+        "config=e4",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text_of(&out.stderr).contains("there is no event e4 (the builder stopped after 3 events)"));
+    // A prefix of exactly N events is complete: no note.
+    let t = qpor_ok(&["dot", f, "--view", "prefix", "--max-events", "15"]);
+    assert!(graph_label(&t).contains("\\nprefix: 15 events (5 cutoffs), 35 conditions"));
+    assert!(!parse_dot(&t).has_node("note_truncated"));
+    // Kanban's complete prefix is out of reach (over 5 million possible extensions queued
+    // after 10 s): --time-limit stops the builder and the note says so.
+    let f = "models/mcc2023/Kanban-PT-00005.pnml";
+    let start = std::time::Instant::now();
+    let t = qpor_ok(&["dot", f, "--view", "pes", "--time-limit", "0.2"]);
+    assert!(start.elapsed().as_secs_f64() < 20.0, "{:?}", start.elapsed());
+    let g = parse_dot(&t);
+    let note = g.node_attr("note_truncated", "label").expect("a note");
+    assert!(
+        note.contains("the rest of the prefix (more than")
+            && note.contains("time limit of 0.2 s reached (--time-limit 0.2)"),
+        "{note}"
+    );
+    assert!(graph_label(&t).contains("event structure of an incomplete prefix:"));
 }
 
 /// f takes b2; e takes b and b2; e' takes b and f's output x. e #ᵢ f, and e # e' only
@@ -983,6 +1209,28 @@ fn bad_arguments_are_errors_not_pictures() {
             vec!["dot", "models/nets/no-such-model.pnml"],
             "no-such-model.pnml",
         ),
+        (
+            vec![
+                "dot",
+                "models/nets/philosophers-5.pnml",
+                "--view",
+                "tree",
+                "--unfolding",
+                "general",
+            ],
+            "--unfolding applies to --view prefix and --view pes only",
+        ),
+        (
+            vec![
+                "dot",
+                "models/proc/ssbexp.proc",
+                "--view",
+                "prefix",
+                "--unfolding",
+                "general",
+            ],
+            "the general unfolding backend unfolds Petri nets only",
+        ),
     ] {
         let out = qpor(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -1054,7 +1302,7 @@ fn awkward_model_names_are_escaped_through_the_command_line() {
 
 #[test]
 fn golden_pictures_of_a_small_net_and_a_small_program() {
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 6] = [
         (
             "acyclic-choices.net.dot",
             &["models/nets/acyclic-choices.ll_net", "--view", "net"],
@@ -1066,6 +1314,10 @@ fn golden_pictures_of_a_small_net_and_a_small_program() {
         (
             "acyclic-choices.tree.dot",
             &["models/nets/acyclic-choices.ll_net", "--view", "tree", "--all"],
+        ),
+        (
+            "philosophers-5.prefix.dot",
+            &["models/nets/philosophers-5.ll_net", "--view", "prefix"],
         ),
         (
             "ssbexp-K2.net.dot",

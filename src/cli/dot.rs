@@ -6,12 +6,13 @@ use clap::{Args, ValueEnum};
 use qpor::check::{check_qpor_with_tree, CheckOptions, Silent, Verdict};
 use qpor::export::dot::highlight::{deadlock_configuration, DeadlockSearch, MAX_SEARCHED_CONFIGURATIONS};
 use qpor::export::dot::tree::TreeRecorder;
-use qpor::export::dot::{net, pes, pes_file, prefix, system, tree, DotOptions, Highlight};
+use qpor::export::dot::{net, pes, pes_file, prefix, system, tree, DotOptions, Highlight, Incomplete};
 use qpor::qpor::{AltMode, LeafKind};
-use qpor::system::model::{Model, SystemOptions};
+use qpor::system::model::Model;
 use qpor::system::System;
 use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::prefix::Prefix;
+use qpor::unfold::prefix::{build_model, prefix_system_options, Prefix, PrefixOptions, PrefixOutcome};
+use qpor::unfold::Backend;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -47,10 +48,16 @@ pub struct DotArgs {
     /// `config=NAME,...` or `set=NAME` (a set of the file, e.g. C).
     #[arg(long, value_name = "deadlock|config=ID,...|set=NAME")]
     highlight: Option<String>,
-    /// Draw at most N events (prefix, pes), transitions (net), statements (program
-    /// structure) or calls (tree); a note in the picture says how much was left out.
+    /// Draw at most N events (prefix, pes: the prefix builder stops there), transitions
+    /// (net), statements (program structure) or calls (tree); a note in the picture says
+    /// how much was left out.
     #[arg(long, value_name = "N")]
     max_events: Option<usize>,
+    /// prefix, pes: the unfolding drawn, as for `qpor unfold` (default auto: program-like
+    /// for programs, NUPN nets and nets given --components; general, one condition per
+    /// token, for other nets).
+    #[arg(long, value_enum, value_name = "auto|program|general")]
+    unfolding: Option<UnfoldingArg>,
     /// net view of a program: explore at most N states to find its statements.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_states: usize,
@@ -69,7 +76,8 @@ pub struct DotArgs {
     /// tree: explore everything instead of stopping at the first deadlock.
     #[arg(long)]
     all: bool,
-    /// tree: stop the exploration after this many seconds (the picture says so).
+    /// tree: stop the exploration, prefix, pes: stop the prefix builder, after this many
+    /// seconds (the picture says so).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
 }
@@ -90,14 +98,22 @@ enum PictureFormat {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum UnfoldingArg {
+    Auto,
+    Program,
+    General,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum CutoffArg {
     Erv,
     Mcmillan,
     None,
 }
 
-/// Exit status of `qpor dot` when a picture cannot be made (as for bad input).
-const EXIT_UNAVAILABLE: u8 = 2;
+/// The event limit of the prefix builder for `--cutoff none` without `--max-events`: the
+/// unfolding of a cyclic model is infinite, so stop at a size still worth drawing.
+const MAX_EVENTS_WITHOUT_CUTOFFS: u64 = 100_000;
 
 /// Runs `qpor dot`; returns the exit status.
 pub fn run(a: DotArgs) -> Result<u8, String> {
@@ -109,6 +125,9 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
     };
     if a.highlight.is_some() && !matches!(a.view, ViewArg::Prefix | ViewArg::Pes) {
         return Err("--highlight applies to --view prefix and --view pes only".into());
+    }
+    if a.unfolding.is_some() && !matches!(a.view, ViewArg::Prefix | ViewArg::Pes) {
+        return Err("--unfolding applies to --view prefix and --view pes only".into());
     }
     if is_pes_file(&a.model) {
         return run_explicit_pes(&a);
@@ -148,6 +167,7 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
         max_events: a.max_events,
         highlight: None,
         title: Some(file_name.clone()),
+        incomplete: None,
     };
     // Everything that can fail is computed before the output is opened, so a failure
     // leaves no half-written picture behind.
@@ -165,25 +185,47 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
             }
         },
         ViewArg::Prefix | ViewArg::Pes => {
-            let sys = loaded
-                .model
-                .system(&system_opts)
-                .map_err(|e| in_model(e.to_string()))?;
-            let Some(built) = build_prefix(&loaded.model, &system_opts, &*sys, cutoff) else {
-                eprintln!(
-                    "error: --view {}: not available yet — the prefix builder (`qpor unfold`) is not part of this build",
-                    if a.view == ViewArg::Prefix { "prefix" } else { "pes" }
-                );
-                return Ok(EXIT_UNAVAILABLE);
+            let backend = match a.unfolding.unwrap_or(UnfoldingArg::Auto) {
+                UnfoldingArg::Auto => Backend::Auto,
+                UnfoldingArg::Program => Backend::Program,
+                UnfoldingArg::General => Backend::General,
             };
-            let built = built.map_err(in_model)?;
+            let prefix_opts = PrefixOptions {
+                cutoff,
+                max_events: match a.max_events {
+                    Some(n) => Some(n as u64),
+                    None => (cutoff == CutoffMode::None).then_some(MAX_EVENTS_WITHOUT_CUTOFFS),
+                },
+                time_limit,
+                ..PrefixOptions::default()
+            };
+            let built = build_model(&loaded.model, backend, &system_opts, &prefix_opts)
+                .map_err(|e| in_model(e.to_string()))?;
+            opts.title = Some(format!(
+                "{file_name} ({} unfolding, cutoff {})",
+                built.backend,
+                cutoff.name()
+            ));
+            opts.incomplete = incompleteness(&built, &a);
             if let Some(h) = &a.highlight {
-                opts.highlight = Some(parse_highlight(h, &built, &*sys)?);
+                // The system whose states and action ids the prefix's events refer to
+                // (for the general backend: the net with one component per place).
+                let replay = prefix_system_options(&loaded.model, backend, &system_opts);
+                let sys = loaded
+                    .model
+                    .system(&replay)
+                    .map_err(|e| in_model(e.to_string()))?;
+                opts.highlight = Some(parse_highlight(
+                    h,
+                    &built.prefix,
+                    opts.incomplete.is_some(),
+                    &*sys,
+                )?);
             }
             if a.view == ViewArg::Prefix {
-                Picture::Prefix(built)
+                Picture::Prefix(built.prefix)
             } else {
-                Picture::Pes(built)
+                Picture::Pes(built.prefix)
             }
         }
         ViewArg::Tree => {
@@ -244,27 +286,24 @@ enum Picture<'m> {
     Tree(TreeRecorder, Box<dyn Fn(qpor::system::ActionId) -> String + 'm>),
 }
 
-/// The complete finite prefix of `model`, from the prefix builder; `None` while the
-/// builder is not part of the library. `sys` is the system the prefix's action ids must
-/// refer to (the deadlock highlight replays them on it).
-fn build_prefix(
-    model: &Model,
-    system_opts: &SystemOptions,
-    _sys: &dyn System,
-    cutoff: CutoffMode,
-) -> Option<Result<Prefix, String>> {
-    // The program-like backend, so the prefix's actions and states are those of `_sys`.
-    // Without cutoffs a cyclic model's unfolding is infinite: stop at a size worth drawing.
-    let opts = qpor::unfold::prefix::PrefixOptions {
-        cutoff,
-        max_events: (cutoff == CutoffMode::None).then_some(100_000),
-        ..Default::default()
+/// What the picture of `built` must say was not built: `None` when the prefix is
+/// complete. A stop with nothing queued is no stop: the next pop would have ended the
+/// construction.
+fn incompleteness(built: &PrefixOutcome, a: &DotArgs) -> Option<Incomplete> {
+    let why = built.stopped.as_ref()?;
+    if built.stats.pending == 0 {
+        return None;
+    }
+    let why = match (a.max_events, a.time_limit) {
+        (Some(n), _) if built.prefix.events.len() >= n => format!("stopped at --max-events {n}"),
+        (None, _) if why.starts_with("event limit") => format!("{why} (--cutoff none without --max-events)"),
+        (_, Some(s)) if why.starts_with("time limit") => format!("{why} (--time-limit {s})"),
+        _ => why.clone(),
     };
-    Some(
-        qpor::unfold::prefix::build_model(model, qpor::unfold::Backend::Program, system_opts, &opts)
-            .map(|out| out.prefix)
-            .map_err(|e| e.to_string()),
-    )
+    Some(Incomplete {
+        why,
+        pending: built.stats.pending,
+    })
 }
 
 /// Whether `path` names an explicit event structure (`.pes`).
@@ -296,6 +335,7 @@ fn run_explicit_pes(a: &DotArgs) -> Result<u8, String> {
         max_events: a.max_events,
         highlight,
         title: Some(file_name),
+        incomplete: None,
     };
     let out = Output::open(a.output.as_deref(), a.format)?;
     out.write_with(|w| pes_file::write_explicit_pes(&pes, &opts, w).map(|_| ()))?;
@@ -348,14 +388,27 @@ fn parse_pes_highlight(spec: &str, pes: &qpor::parse::pes::Pes) -> Result<Highli
     })
 }
 
-/// Parses `--highlight deadlock` or `--highlight config=ID,ID,...`.
-fn parse_highlight(spec: &str, p: &Prefix, sys: &dyn System) -> Result<Highlight, String> {
+/// Parses `--highlight deadlock` or `--highlight config=ID,ID,...` for the prefix `p`
+/// (`incomplete`: only the start of the complete prefix was built), whose events replay on
+/// `sys`.
+fn parse_highlight(spec: &str, p: &Prefix, incomplete: bool, sys: &dyn System) -> Result<Highlight, String> {
     if spec == "deadlock" {
         return match deadlock_configuration(p, sys, MAX_SEARCHED_CONFIGURATIONS)? {
             DeadlockSearch::Found(events) => Ok(Highlight {
                 caption: format!("the first deadlock configuration found ({} events)", events.len()),
                 events,
             }),
+            // Only a complete prefix holds a configuration for every reachable state.
+            DeadlockSearch::NotFound if incomplete => {
+                eprintln!(
+                    "warning: --highlight deadlock: no deadlock among the {} events built (the prefix is incomplete); nothing is filled",
+                    p.events.len()
+                );
+                Ok(Highlight {
+                    events: Vec::new(),
+                    caption: "no deadlock among the events built (nothing filled)".into(),
+                })
+            }
             DeadlockSearch::NotFound => {
                 eprintln!("warning: --highlight deadlock: the model has no deadlock; nothing is filled");
                 Ok(Highlight {
@@ -381,7 +434,12 @@ fn parse_highlight(spec: &str, p: &Prefix, sys: &dyn System) -> Result<Highlight
             .map_err(|_| format!("--highlight config=...: `{part}` is not an event id"))?;
         if id as usize >= p.events.len() {
             return Err(format!(
-                "--highlight config=...: there is no event e{id} (the prefix has {} events)",
+                "--highlight config=...: there is no event e{id} ({} {} events)",
+                if incomplete {
+                    "the builder stopped after"
+                } else {
+                    "the prefix has"
+                },
                 p.events.len()
             ));
         }

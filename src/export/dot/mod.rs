@@ -27,7 +27,8 @@
 //! - Streaming: a view writes each node and edge as soon as it is known, to any
 //!   [`Write`]; nothing holds the whole text.
 //! - A cut picture (`--max-events`) says so in a `note`-shaped node, with how much was left
-//!   out.
+//!   out; so does a picture of a prefix whose builder stopped early
+//!   ([`DotOptions::incomplete`]), which then states only bounds on what it did not build.
 //!
 //! # Invariants
 //! - Every `open_*` of the writer is matched by a `close` before `finish` (checked with a
@@ -53,6 +54,21 @@ pub struct DotOptions {
     pub highlight: Option<Highlight>,
     /// A title line shown at the top of the picture, above the view's own summary line.
     pub title: Option<String>,
+    /// Prefix and event-structure views: the prefix given is only the start of the
+    /// complete prefix, because its builder stopped early. The summary then counts what was
+    /// built, never the whole, and a note says what was left out.
+    pub incomplete: Option<Incomplete>,
+}
+
+/// Why a prefix handed to a view is not the complete prefix: its builder stopped (see
+/// [`PrefixOutcome::stopped`](crate::unfold::prefix::PrefixOutcome)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Incomplete {
+    /// Why the builder stopped, e.g. `stopped at --max-events 40`.
+    pub why: String,
+    /// The possible extensions still queued: each is an event of the complete prefix that
+    /// was not built (so the complete prefix has at least this many more events).
+    pub pending: u64,
 }
 
 /// A set of events to fill, with what it is (shown in the picture's caption).

@@ -9,10 +9,10 @@
 //!   consumer pair, so [`immediate_causality`] takes the producers P of e's preset and
 //!   drops those that are strict causes of another member of P. Drawn as solid arrows
 //!   `e' → e`.
-//! - **Immediate conflict**: e #ᵢ e' iff e # e' and both [e] ∪ ⌈e'⌉ and ⌈e⌉ ∪ [e'] are
+//! - **Immediate conflict**: e #ᵢ e' iff e # e' and both \[e\] ∪ ⌈e'⌉ and ⌈e⌉ ∪ \[e'\] are
 //!   configurations (paper.md §1.3). In an occurrence net this holds iff e and e' **share
-//!   a preset condition** and **no other pair of events of [e] ∪ [e'] consumes a common
-//!   condition** (the only conflict inside [e] ∪ [e'] is the one between e and e'
+//!   a preset condition** and **no other pair of events of \[e\] ∪ \[e'\] consumes a common
+//!   condition** (the only conflict inside \[e\] ∪ \[e'\] is the one between e and e'
 //!   themselves). Note that ⌈e⌉ ∪ ⌈e'⌉ being conflict-free is not enough: if e also
 //!   competes with a strict cause of e' for another condition, e # e' is inherited, not
 //!   immediate. Drawn as dashed red edges without arrowheads (`dir=none`,
@@ -23,12 +23,15 @@
 //! one node per event, one solid edge per pair of the transitive reduction and one dashed
 //! edge per immediate-conflict pair. With `max_events = N` the first N events are drawn
 //! (a causally closed set, so the reduction restricted to it is the reduction of the
-//! restricted order) and a note tells how many were left out.
+//! restricted order) and a note tells how many were left out. Of an incomplete prefix
+//! ([`DotOptions::incomplete`]) the title counts what was built and the note says the rest
+//! was not built, as in the `prefix` view. Both relations among the events drawn are exact
+//! even then: they depend only on the events' local configurations, which are drawn.
 //!
 //! Both relations are computed without the quadratic closure: each query walks the causes
 //! of the events involved, marking them with a generation counter.
 
-use super::prefix::{event_node, highlight_mask, open_owner_cluster, owner_clusters};
+use super::prefix::{event_node, highlight_mask, incomplete_note, open_owner_cluster, owner_clusters};
 use super::{common_defaults, plural, titled, DotOptions, DotWriter, CUTOFF_COLOR};
 use crate::unfold::prefix::Prefix;
 use std::io::{self, Write};
@@ -199,8 +202,14 @@ pub fn write_pes<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io::Re
     let mask = highlight_mask(opts, n);
     let mut title = titled(opts, {
         format!(
-            "event structure: {} ({}), {} of immediate causality, {} of immediate conflict",
+            "event structure{}: {}{} ({}), {} of immediate causality, {} of immediate conflict",
+            if opts.incomplete.is_some() {
+                " of an incomplete prefix"
+            } else {
+                ""
+            },
             plural(prefix.events.len(), "event", "events"),
+            if opts.incomplete.is_some() { " built" } else { "" },
             plural(prefix.cutoffs(), "cutoff", "cutoffs"),
             plural(causality.len(), "pair", "pairs"),
             plural(conflicts.len(), "pair", "pairs"),
@@ -244,15 +253,20 @@ pub fn write_pes<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io::Re
             ],
         )?;
     }
+    let mut note = Vec::new();
     if n < prefix.events.len() {
-        w.note(
-            "note_truncated",
-            &format!(
-                "not drawn: {} of {}\n(--max-events {n})",
-                prefix.events.len() - n,
-                plural(prefix.events.len(), "event", "events")
-            ),
-        )?;
+        note.push(format!(
+            "not drawn: {} of {}{}\n(--max-events {n})",
+            prefix.events.len() - n,
+            plural(prefix.events.len(), "event", "events"),
+            if opts.incomplete.is_some() { " built" } else { "" }
+        ));
+    }
+    if let Some(inc) = &opts.incomplete {
+        note.push(incomplete_note(prefix.events.len(), inc));
+    }
+    if !note.is_empty() {
+        w.note("note_truncated", &note.join("\n"))?;
     }
     w.finish()
 }

@@ -22,11 +22,14 @@
 //! (Σ |•e| + |e•|).
 //! With `max_events = N` only the first N events are drawn — a causally closed set, since
 //! events are listed causes first — with the conditions they produce and the initial cut,
-//! and a note tells how many events and conditions were left out.
+//! and a note tells how many events and conditions were left out. A prefix whose builder
+//! stopped early ([`DotOptions::incomplete`], e.g. `qpor dot --max-events N` stopping the
+//! builder at N events) is titled "incomplete prefix", counts only what was built, and its
+//! note says the rest was not built, without claiming how large the rest is.
 
 use super::{
-    common_defaults, plural, titled, DotOptions, DotWriter, CUTOFF_COLOR, CUTOFF_FILL, HIGHLIGHT_CUT_FILL,
-    HIGHLIGHT_FILL,
+    common_defaults, plural, titled, DotOptions, DotWriter, Incomplete, CUTOFF_COLOR, CUTOFF_FILL,
+    HIGHLIGHT_CUT_FILL, HIGHLIGHT_FILL,
 };
 use crate::unfold::prefix::Prefix;
 use std::io::{self, Write};
@@ -198,10 +201,16 @@ pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io:
     let cutoffs = prefix.cutoffs();
     let mut title = titled(opts, {
         format!(
-            "prefix: {} ({}), {}",
+            "{}: {} ({}), {}{}",
+            if opts.incomplete.is_some() {
+                "incomplete prefix"
+            } else {
+                "prefix"
+            },
             plural(prefix.events.len(), "event", "events"),
             plural(cutoffs, "cutoff", "cutoffs"),
-            plural(prefix.conditions.len(), "condition", "conditions")
+            plural(prefix.conditions.len(), "condition", "conditions"),
+            if opts.incomplete.is_some() { " built" } else { "" }
         )
     });
     if let Some(h) = &opts.highlight {
@@ -278,17 +287,41 @@ pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io:
         }
         w.close()?;
     }
+    let mut note = Vec::new();
     if n < prefix.events.len() {
-        w.note(
-            "note_truncated",
-            &format!(
-                "not drawn: {} of {} and {} of {}\n(--max-events {n})",
-                prefix.events.len() - n,
-                plural(prefix.events.len(), "event", "events"),
-                prefix.conditions.len() - drawn_conditions,
-                plural(prefix.conditions.len(), "condition", "conditions")
-            ),
-        )?;
+        let built = if opts.incomplete.is_some() { " built" } else { "" };
+        note.push(format!(
+            "not drawn: {} of {}{built} and {} of {}{built}\n(--max-events {n})",
+            prefix.events.len() - n,
+            plural(prefix.events.len(), "event", "events"),
+            prefix.conditions.len() - drawn_conditions,
+            plural(prefix.conditions.len(), "condition", "conditions")
+        ));
+    }
+    if let Some(inc) = &opts.incomplete {
+        note.push(incomplete_note(prefix.events.len(), inc));
+    }
+    if !note.is_empty() {
+        w.note("note_truncated", &note.join("\n"))?;
     }
     w.finish()
+}
+
+/// The note of a picture of a prefix whose builder stopped after `built` events: what it
+/// did not build, as bounds only (the complete prefix was never computed).
+pub(crate) fn incomplete_note(built: usize, inc: &Incomplete) -> String {
+    // A queued possible extension is an event of the complete prefix not built yet.
+    match inc.pending {
+        0 => format!(
+            "not built, so not drawn: whatever the prefix has beyond these {}\n(prefix builder: {})",
+            plural(built, "event", "events"),
+            inc.why
+        ),
+        k => format!(
+            "not built, so not drawn: the rest of the prefix (more than {} in all)\n(prefix builder: {}, {} still queued)",
+            plural(built, "event", "events"),
+            inc.why,
+            plural(k as usize, "possible extension", "possible extensions")
+        ),
+    }
 }
