@@ -252,3 +252,73 @@ fn a_weighted_net_needs_two_tokens_at_once() {
     let oracle = general_agrees_with_oracle(&net, "weighted").unwrap();
     assert_eq!(oracle.verdict, Verdict::Deadlock);
 }
+
+/// The Theorem 4.3 net (src/reduce/net.rs) of a formula over 20 variables with two
+/// clauses: t* has a co-set for every assignment and every choice of a true literal per
+/// clause — 2 359 296 of them, far over 2^15 — and cex(C) holds one t*-event per co-set.
+/// The general backend makes each event as soon as the co-set search finds its co-set, so
+/// a small event limit stops the search at once, with only the events made in memory (the
+/// search used to gather every co-set first, here about 130 MB, and 2 GB with 24
+/// variables, before the limit could act).
+#[test]
+fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
+    use qpor::parse::dimacs::Cnf;
+    use qpor::reduce::instance::{Instance, NetInstance};
+    use qpor::reduce::{decide_cex, CexOptions};
+    use qpor::system::ActionId;
+    use qpor::unfold::general::{GeneralOptions, GeneralUnfolding};
+    use qpor::unfold::{UnfoldError, Unfolding};
+
+    const LIMIT: u64 = 2_000;
+    let cnf = Cnf::new(20, vec![vec![1, 2, 3], vec![-4, 5, -6]]);
+    let r = qpor::reduce::net::instance(&cnf);
+
+    // The backend alone: C by its firing sequence, then the whole cex(C).
+    let opts = GeneralOptions {
+        cutoff: CutoffMode::None,
+        max_events: Some(LIMIT),
+    };
+    let mut unf = GeneralUnfolding::new(&r.net, opts);
+    let mut en = Vec::new();
+    for t in &r.config {
+        en.clear();
+        unf.enabled(&mut en)
+            .expect("C and its enabled events fit under the limit");
+        let e = *en
+            .iter()
+            .find(|&&e| unf.action(e) == ActionId(t.0))
+            .expect("C's next firing is enabled");
+        unf.push(e);
+    }
+    let built = unf.stats().events_created;
+    assert!(built < LIMIT / 4, "C and en(C) made {built} events");
+    match unf.add_conflicting_extensions(0) {
+        Err(UnfoldError::EventLimit(n)) => assert_eq!(n, LIMIT),
+        other => panic!("cex(C) of 2^20-odd events under a limit of {LIMIT}: {other:?}"),
+    }
+    let s = unf.stats();
+    assert!(s.events_created <= LIMIT, "{} events made", s.events_created);
+    assert!(s.events_alive <= LIMIT, "{} events alive", s.events_alive);
+    let stars = unf
+        .live_events()
+        .filter(|&e| unf.action(e) == ActionId(r.target.0))
+        .count() as u64;
+    assert_eq!(stars, LIMIT - built, "the events past C are t*-events of cex(C)");
+
+    // The decider asking the backend for the whole cex(C) with no co-set gate: the answer
+    // comes from its own search, the backend's cross-check stops at the event limit.
+    let inst = Instance::Net(NetInstance {
+        net: r.net.clone(),
+        config: r.config.clone(),
+        target: r.target,
+        means: r.means.clone(),
+    });
+    let copts = CexOptions {
+        max_events: Some(LIMIT),
+        backend_limit: None,
+    };
+    let a = decide_cex(&inst, &copts).expect("the limit drops the cross-check, not the answer");
+    assert!(a.exists && a.witness.is_some(), "the formula is satisfiable");
+    assert!(a.backend.is_none(), "cex(C) does not fit under {LIMIT} events");
+    assert!(a.events <= LIMIT, "{} events", a.events);
+}

@@ -101,12 +101,15 @@ pub struct BackendCex {
 /// Options of the cex decider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CexOptions {
-    /// Give up after creating this many events while building C.
+    /// Give up after creating this many events while building C; the backend's cex(C)
+    /// stops there too (and is then left out of the answer).
     pub max_events: Option<u64>,
     /// Run the backend's full cex(C) too, as a cross-check, unless t* could have more than
     /// this many co-sets (a bound: the product over •t* of the ways to pick the tokens of
     /// each place; `Some(0)`: never; `None`: always). cex(C) holds one t*-event per co-set,
-    /// so it is exponential in the formula; the default is 200 000.
+    /// so it is exponential in the formula; the default is 200 000. The backend then
+    /// stops as soon as it has made this many events beyond those of C (the cross-check is
+    /// left out), before any more co-sets are searched.
     pub backend_limit: Option<u64>,
 }
 
@@ -261,10 +264,13 @@ pub fn decide_cex_net(inst: &NetInstance, opts: &CexOptions) -> Result<CexAnswer
     let found = first_coset(&cnet, &pre, &seq, target, &mut nodes);
     let cex_seconds = t0.elapsed().as_secs_f64();
 
-    // The backend's own cex(C), when it fits under the event limit.
-    // The backend's search enumerates every co-set of every transition before it creates
-    // the events, so the limit is applied to a bound on the t*-co-sets: the product over
-    // •t* of the ways to pick each place's tokens among C's conditions of that place.
+    // The backend's own cex(C), when it fits under the limits. The backend makes each
+    // event as soon as its co-set is found and stops at its event limit, so the limits
+    // bound its memory. Its search for t* also *visits* up to the product over •t* of the
+    // ways to pick each place's tokens among C's conditions of that place, creating nothing
+    // on the unsatisfiable instances: that product is the gate `backend_limit` puts on the
+    // search's time. Past the gate, the backend may make `backend_limit` events beyond C's
+    // (on top of `max_events`), which holds every t*-event when the gate is passed.
     let bound = pre.iter().fold(1u64, |acc, &(q, w)| {
         let k = cnet.conds.iter().filter(|c| c.0 == q).count() as u64;
         acc.saturating_mul(binomial(k, w as u64))
@@ -272,6 +278,10 @@ pub fn decide_cex_net(inst: &NetInstance, opts: &CexOptions) -> Result<CexAnswer
     let backend = if opts.backend_limit.is_some_and(|l| bound > l) {
         None
     } else {
+        if let Some(l) = opts.backend_limit {
+            let cap = unf.stats().events_created.saturating_add(l);
+            unf.set_max_events(Some(opts.max_events.map_or(cap, |m| m.min(cap))));
+        }
         backend_cex(&mut unf, target)?
     };
     if let Some(b) = &backend {

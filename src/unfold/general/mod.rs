@@ -18,6 +18,10 @@
 //!   Only sets containing a condition produced at position `new_from` or later are
 //!   searched, each found once, at its condition newest in C. This is the NP-complete
 //!   problem of Theorem 4.3; presets are small in practice, so the search is quick.
+//! - Both searches *stream*: the event of a co-set is made (or found, hash-consed) as soon
+//!   as the co-set is, and the event limit is checked there. cex(C) may have exponentially
+//!   many events (one per satisfying assignment on the Theorem 4.3 nets), and the limit
+//!   must stop the search before the co-sets pile up, so memory follows the events made.
 //! - **Cutoffs** (McMillan or ERV): when e is created, Mark([e]) is looked up in a table of
 //!   markings of the local configurations discovered so far (the keys are kept by value,
 //!   so pruning never invalidates them); e is a cutoff iff a representative is strictly
@@ -67,7 +71,8 @@ impl CondId {
 pub struct GeneralOptions {
     /// The adequate order for cutoffs.
     pub cutoff: CutoffMode,
-    /// Stop with [`UnfoldError::EventLimit`] after creating this many events.
+    /// Stop with [`UnfoldError::EventLimit`] after creating this many events. Checked as
+    /// each event is made, in the middle of a co-set search too.
     pub max_events: Option<u64>,
 }
 
@@ -207,6 +212,12 @@ impl GeneralUnfolding {
             u.add_rep(u.initial_hash, Vec::new(), 0, HistoryShape::default());
         }
         u
+    }
+
+    /// Changes [`GeneralOptions::max_events`] from now on; the events made so far stay (a
+    /// limit under [`UnfoldStats::events_created`] fails at the next new event).
+    pub fn set_max_events(&mut self, max_events: Option<u64>) {
+        self.opts.max_events = max_events;
     }
 
     /// The net's effective structure (read arcs as self-loops).
@@ -560,33 +571,34 @@ impl GeneralUnfolding {
         order.sort_by_key(|&i| lists[i].len());
         let columns: SmallVec<[coset::Column<'_>; 4]> =
             order.iter().map(|&i| (lists[i].as_slice(), needs[i])).collect();
-        let mut hits: Vec<SmallVec<[CondId; 4]>> = Vec::new();
-        let this = &*self;
-        coset::search::<UnfoldError>(
+        // Each co-set becomes its event at once (streaming, so that memory follows the
+        // events made and the event limit stops the search, however many co-sets remain).
+        // Creating events adds conditions outside C and never changes C, so the
+        // concurrency of the conditions of C the search tests stays as it was.
+        let mut x: SmallVec<[CondId; 8]> = SmallVec::new();
+        coset::search_in(
             &columns,
-            &mut |a, b| this.co_in_c(CondId(a), CondId(b)),
-            &mut |chosen| {
-                let mut x: SmallVec<[CondId; 4]> = chosen.iter().map(|&c| CondId(c)).collect();
+            self,
+            |u, a, b| u.co_in_c(CondId(a), CondId(b)),
+            |u, chosen| {
+                x.clear();
+                x.extend(chosen.iter().map(|&c| CondId(c)));
                 x.push(r);
                 // Some condition consumed in C: otherwise (t, X) is in en(C).
-                if x.iter().all(|c| this.cond(*c).c_consumer.is_none()) {
+                if x.iter().all(|c| u.cond(*c).c_consumer.is_none()) {
                     return Ok(());
                 }
                 x.sort_unstable();
-                if let Some(e) = this.find(t, &x) {
-                    if this.ev(e).config_index != NOT_IN_C {
+                if let Some(e) = u.find(t, &x) {
+                    if u.ev(e).config_index != NOT_IN_C {
                         return Ok(());
                     }
                 }
-                hits.push(x);
+                u.event(t, &x)?;
+                *found += 1;
                 Ok(())
             },
-        )?;
-        for x in hits {
-            self.event(t, &x)?;
-            *found += 1;
-        }
-        Ok(())
+        )
     }
 
     fn free_event(&mut self, x: EventId) {
@@ -628,15 +640,19 @@ impl GeneralUnfolding {
 
 impl Unfolding for GeneralUnfolding {
     fn enabled(&mut self, out: &mut Vec<EventId>) -> Result<(), UnfoldError> {
-        let mut hits: Vec<(u32, SmallVec<[CondId; 4]>)> = Vec::new();
-        for &p in &self.marked {
-            for &t in &self.net.anchored[p as usize] {
+        let mut x: SmallVec<[CondId; 8]> = SmallVec::new();
+        // Creating events leaves C, its cut and `marked` as they are: indices stay valid.
+        for i in 0..self.marked.len() {
+            let p = self.marked[i] as usize;
+            for k in 0..self.net.anchored[p].len() {
+                let t = self.net.anchored[p][k];
                 let pre = &self.net.pre[t as usize];
                 if pre.iter().any(|&(q, w)| self.cut[q as usize].len() < w as usize) {
                     continue;
                 }
-                // Cut conditions are pairwise concurrent: every choice is an event.
-                let mut lists: SmallVec<[Vec<u32>; 4]> = pre
+                // Cut conditions are pairwise concurrent: every choice is an event, made as
+                // soon as it is found (see `search_anchored`).
+                let lists: SmallVec<[Vec<u32>; 4]> = pre
                     .iter()
                     .map(|&(q, _)| {
                         let mut v: Vec<u32> = self.cut[q as usize].iter().map(|c| c.0).collect();
@@ -645,21 +661,23 @@ impl Unfolding for GeneralUnfolding {
                     })
                     .collect();
                 let columns: SmallVec<[coset::Column<'_>; 4]> = lists
-                    .iter_mut()
+                    .iter()
                     .zip(pre.iter())
                     .map(|(l, &(_, w))| (l.as_slice(), w as usize))
                     .collect();
-                coset::search::<()>(&columns, &mut |_, _| true, &mut |chosen| {
-                    let mut x: SmallVec<[CondId; 4]> = chosen.iter().map(|&c| CondId(c)).collect();
-                    x.sort_unstable();
-                    hits.push((t, x));
-                    Ok(())
-                })
-                .ok();
+                coset::search_in::<_, UnfoldError>(
+                    &columns,
+                    self,
+                    |_, _, _| true,
+                    |u, chosen| {
+                        x.clear();
+                        x.extend(chosen.iter().map(|&c| CondId(c)));
+                        x.sort_unstable();
+                        out.push(u.event(t, &x)?);
+                        Ok(())
+                    },
+                )?;
             }
-        }
-        for (t, x) in hits {
-            out.push(self.event(t, &x)?);
         }
         Ok(())
     }
