@@ -304,6 +304,21 @@ fn the_unfold_command_reports_text_json_dot_and_exit_codes() {
     let text = std::fs::read_to_string(&dot).unwrap();
     assert!(text.starts_with("digraph"));
     assert_eq!(text.matches("octagon").count(), 5, "sem has 5 cutoffs");
+    assert!(!text.contains("not built"), "a complete prefix has no note");
+    let o = qpor(&[
+        "unfold",
+        "models/ll_net/dpd_4.fsa.ll_net",
+        "--max-events",
+        "10",
+        "--dot",
+        dot.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let text = std::fs::read_to_string(&dot).unwrap();
+    assert!(
+        text.contains("incomplete prefix") && text.contains("not built"),
+        "a stopped prefix says so in the picture"
+    );
 
     let o = qpor(&["unfold", "models/no-such-file.ll_net"]);
     assert_eq!(o.status.code(), Some(2));

@@ -3,7 +3,7 @@
 use super::{load_model, ModelArgs};
 use clap::{Args, ValueEnum};
 use qpor::export::dot::prefix::write_prefix;
-use qpor::export::dot::DotOptions;
+use qpor::export::dot::{DotOptions, Incomplete};
 use qpor::unfold::cutoff::CutoffMode;
 use qpor::unfold::prefix::{build_model, PrefixOptions, PrefixOutcome};
 use qpor::unfold::Backend;
@@ -88,8 +88,19 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| shown.clone());
+        // A stopped builder leaves the start of the prefix: the picture says so. A stop
+        // with nothing queued is no stop (the next pop would have ended the construction).
+        let incomplete = out
+            .stopped
+            .as_ref()
+            .filter(|_| out.stats.pending > 0)
+            .map(|why| Incomplete {
+                why: why.clone(),
+                pending: out.stats.pending,
+            });
         let dot_opts = DotOptions {
             title: Some(title),
+            incomplete,
             ..DotOptions::default()
         };
         write_prefix(&out.prefix, &dot_opts, BufWriter::new(file))
