@@ -2,8 +2,9 @@
 //! random 3-CNF formulas at 4.26 clauses per variable (the hard region), the time of
 //! qpor's optimal Alt (the comb over all of D, exponential) against k-partial Alt for
 //! k = 1, 2, 3 (a comb of k spikes, polynomial) and against the batsat SAT solver on the
-//! formula itself, as the number of variables grows. Prints a Markdown table (the one in
-//! `benches/README.md`).
+//! formula itself, as the number of variables grows; also the program decider on the
+//! Theorem 4.2 instances of the same formulas (building U, then optimal Alt). Prints a
+//! Markdown table (the one in `benches/README.md`).
 //!
 //! `cargo bench --bench reduce` (without `--bench`, as under `cargo test --all-targets`,
 //! it runs one small size only).
@@ -11,7 +12,7 @@
 use batsat::{lbool, BasicSolver, Lit, SolverInterface};
 use qpor::parse::dimacs::Cnf;
 use qpor::qpor::alt::AltMode;
-use qpor::reduce::decide::decide_alt_pes;
+use qpor::reduce::decide::{decide_alt_pes, decide_alt_program};
 use qpor::reduce::random::random_cnf;
 use qpor::reduce::DecideOptions;
 use std::time::Instant;
@@ -49,7 +50,7 @@ fn median_ms(v: &mut [f64]) -> f64 {
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let sizes: &[u32] = if full {
-        &[10, 15, 20, 25, 30, 35, 40]
+        &[10, 15, 20, 25, 30, 35, 40, 45, 50]
     } else {
         &[10]
     };
@@ -62,13 +63,14 @@ fn main() {
     ];
     println!("Random 3-CNF, {RATIO} clauses per variable, {formulas} formulas per size (seeds fixed); median times.");
     println!();
-    println!("| vars | clauses | sat | optimal Alt ms (max) | combinations (median) | k=1 ms | k=2 ms | k=3 ms | batsat ms |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| vars | clauses | sat | optimal Alt ms (max) | combinations (median) | k=1 ms | k=2 ms | k=3 ms | batsat ms | program decider ms |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &n in sizes {
         let m = (n as f64 * RATIO).round() as usize;
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
         let mut combos: Vec<f64> = Vec::new();
         let mut solver: Vec<f64> = Vec::new();
+        let mut program: Vec<f64> = Vec::new();
         let mut sat = 0;
         for seed in 0..formulas {
             let mut optimal_says = false;
@@ -95,18 +97,28 @@ fn main() {
                 s, optimal_says,
                 "optimal Alt and the solver disagree (n = {n}, seed {seed})"
             );
+            let text = qpor::reduce::program::instance_text(&cnf, "f.cnf");
+            let (instance, _) = qpor::reduce::instance::read_program(&text, "f.proc").expect("generated");
+            let t = Instant::now();
+            let a = decide_alt_program(&instance, &DecideOptions::default()).expect("decidable");
+            program.push(t.elapsed().as_secs_f64());
+            assert_eq!(
+                s, a.exists,
+                "the program decider and the solver disagree (n = {n}, seed {seed})"
+            );
         }
         let max_opt = times[0].iter().copied().fold(0.0, f64::max) * 1e3;
         let med: Vec<f64> = times.iter_mut().map(|v| median_ms(v)).collect();
         combos.sort_by(f64::total_cmp);
         println!(
-            "| {n} | {m} | {sat}/{formulas} | {:.3} ({max_opt:.1}) | {:.0} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            "| {n} | {m} | {sat}/{formulas} | {:.3} ({max_opt:.1}) | {:.0} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} |",
             med[0],
             combos[combos.len() / 2],
             med[1],
             med[2],
             med[3],
-            median_ms(&mut solver)
+            median_ms(&mut solver),
+            median_ms(&mut program)
         );
     }
 }

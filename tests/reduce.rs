@@ -242,29 +242,13 @@ const CEX_OPTIONS: CexOptions = CexOptions {
     backend_limit: Some(20_000),
 };
 
-/// Which deciders run on a formula.
-#[derive(Clone, Copy)]
-struct Deciders {
-    pes: bool,
-    program: bool,
-}
-
-const ALL: Deciders = Deciders {
-    pes: true,
-    program: true,
-};
-
-/// Runs the deciders on `cnf` (the net one always), compares them with the solver and
-/// checks the witnesses; returns the solver's answer.
-fn check_formula(cnf: &Cnf, what: &str, which: Deciders) -> bool {
+/// Runs the three deciders on `cnf`, compares them with the solver and checks the
+/// witnesses; returns the solver's answer.
+fn check_formula(cnf: &Cnf, what: &str) -> bool {
     let sat = solver_says_sat(cnf);
     let opts = DecideOptions::default();
-    if which.pes {
-        check_pes(cnf, what, sat, &opts);
-    }
-    if which.program {
-        check_program(cnf, what, sat, &opts);
-    }
+    check_pes(cnf, what, sat, &opts);
+    check_program(cnf, what, sat, &opts);
     check_net(cnf, what, sat);
     sat
 }
@@ -324,16 +308,6 @@ fn check_net(cnf: &Cnf, what: &str, sat: bool) {
 // ---------------------------------------------------------------------------------------
 // The formula sets.
 
-/// Largest number of variables for the program decider: it puts the events of 2ⁿ
-/// canonical runs into U (src/reduce/decide.rs), so it is run on the small formulas only.
-const PROGRAM_MAX_VARS: u32 = 10;
-
-/// Largest number of variables for the PES decider: the optimal comb is a backtracking
-/// search without propagation (exponential, which is the point of Theorem 4.1: about 4 s
-/// for one unsatisfiable 40-variable formula at ratio 4.26), so the largest formulas go
-/// to the solver and the net decider only.
-const PES_MAX_VARS: u32 = 25;
-
 #[test]
 fn random_3cnf_agree_with_the_solver() {
     let sizes = [5u32, 8, 10, 12, 15, 20, 25, 30, 35, 40];
@@ -350,11 +324,7 @@ fn random_3cnf_agree_with_the_solver() {
                 let seed = 0x7e57 + 1000 * n as u64 + 10 * (r * 100.0) as u64 + k;
                 let cnf = random_cnf(n, m, 3, seed);
                 let what = format!("n={n} m={m} seed={seed}");
-                let which = Deciders {
-                    pes: n <= PES_MAX_VARS,
-                    program: n <= PROGRAM_MAX_VARS,
-                };
-                if check_formula(&cnf, &what, which) {
+                if check_formula(&cnf, &what) {
                     s_n += 1;
                 } else {
                     u_n += 1;
@@ -446,7 +416,7 @@ fn edge_cases_agree_with_the_solver() {
             expected,
             "{what}: the expectation is wrong"
         );
-        assert_eq!(check_formula(&cnf, what, ALL), expected, "{what}");
+        assert_eq!(check_formula(&cnf, what), expected, "{what}");
     }
 }
 

@@ -6,8 +6,10 @@
 //! spike per chosen event d of D still enabled at C (the unjustified ones, newest first),
 //! holding the events of U in immediate conflict with d, filtered (not in D, compatible
 //! with C, and — for k-partial — not above an unjustified event of D); the first pairwise
-//! conflict-free combination ⟨e₁…e_k⟩, found depth-first, gives J = \[e₁\] ∪ … ∪ \[e_k\].
-//! Finding one is NP-complete for k = ∞ (paper.md §3.1) and polynomial for fixed k.
+//! conflict-free combination ⟨e₁…e_k⟩ gives J = \[e₁\] ∪ … ∪ \[e_k\]. Finding one is
+//! NP-complete for k = ∞ (paper.md §3.1) and polynomial for fixed k: k-partial combs are
+//! searched depth-first in spike order, the optimal comb with forward checking
+//! (`optimal_combination`).
 //!
 //! # Invariants
 //! - The returned A = J \ C is disjoint from D, and C ∪ A is a configuration.
@@ -15,7 +17,8 @@
 
 use super::Unfolding;
 use crate::unfold::EventId;
-use hashbrown::HashSet;
+use fixedbitset::FixedBitSet;
+use hashbrown::{HashMap, HashSet};
 use std::time::Instant;
 
 /// How alternatives are computed.
@@ -145,73 +148,21 @@ pub fn alternative<U: Unfolding + ?Sized>(
     stats.spikes += selected.len() as u64;
     stats.max_spikes = stats.max_spikes.max(selected.len() as u64);
 
-    // Depth-first search for a pairwise conflict-free combination. In optimal mode a
-    // spike whose D-event already conflicts with an event chosen so far is skipped: that
-    // event is justified by the partial combination, and trying its spike's events one by
-    // one would only multiply the branches (on the Theorem 4.1 instances, a clause already
-    // satisfied). J still avoids D: an event above a skipped d would conflict with the
-    // chosen event that justifies d, by inheritance.
-    let n = selected.len();
-    let skip_justified = mode == AltMode::Optimal;
-    scratch.chosen.clear();
-    let mut cursor = vec![0usize; n];
-    let mut skipped = vec![false; n];
-    let mut level = 0usize;
-    let found = 'search: loop {
-        if level == n {
-            break true;
-        }
-        if skip_justified
-            && cursor[level] == 0
-            && scratch.chosen.iter().any(|&o| unf.conflict(o, selected[level]))
-        {
-            skipped[level] = true;
-            level += 1;
-            if level < n {
-                cursor[level] = 0;
-            }
-            continue;
-        }
-        skipped[level] = false;
-        let spike = &scratch.spikes[level];
-        let mut picked = false;
-        while cursor[level] < spike.len() {
-            let cand = spike[cursor[level]];
-            cursor[level] += 1;
-            stats.combinations_tried += 1;
-            if stats.combinations_tried % CLOCK_EVERY_COMBINATIONS == 0
-                && scratch.deadline.is_some_and(|d| Instant::now() >= d)
-            {
+    let found = if mode == AltMode::Optimal {
+        match optimal_combination(unf, selected, stats, scratch) {
+            Some(found) => found,
+            None => {
                 scratch.timed_out = true;
                 return None;
             }
-            if scratch
-                .chosen
-                .iter()
-                .all(|&o| o == cand || !unf.conflict(o, cand))
-            {
-                scratch.chosen.push(cand);
-                picked = true;
-                break;
-            }
         }
-        if picked {
-            level += 1;
-            if level < n {
-                cursor[level] = 0;
+    } else {
+        match partial_combination(unf, stats, scratch) {
+            Some(found) => found,
+            None => {
+                scratch.timed_out = true;
+                return None;
             }
-        } else {
-            // Back to the last level that picked an event (skipped ones have no choice).
-            loop {
-                if level == 0 {
-                    break 'search false;
-                }
-                level -= 1;
-                if !skipped[level] {
-                    break;
-                }
-            }
-            scratch.chosen.pop();
         }
     };
     if !found {
@@ -239,4 +190,255 @@ pub fn alternative<U: Unfolding + ?Sized>(
         return first.map(|x| vec![x]);
     }
     Some(a)
+}
+
+/// Whether the clock says to give up, looked at every [`CLOCK_EVERY_COMBINATIONS`] tries.
+fn past_deadline(stats: &AltStats, scratch: &AltScratch) -> bool {
+    stats.combinations_tried % CLOCK_EVERY_COMBINATIONS == 0
+        && scratch.deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// The k-partial comb: the first pairwise conflict-free combination, one event per spike
+/// in spike order, depth-first (k is small, so the plain search is polynomial). Leaves it
+/// in `scratch.chosen`; `None` when the deadline passed.
+fn partial_combination<U: Unfolding + ?Sized>(
+    unf: &U,
+    stats: &mut AltStats,
+    scratch: &mut AltScratch,
+) -> Option<bool> {
+    let n = scratch.spikes.len();
+    scratch.chosen.clear();
+    let mut cursor = vec![0usize; n];
+    let mut level = 0usize;
+    loop {
+        if level == n {
+            return Some(true);
+        }
+        let spike = &scratch.spikes[level];
+        let mut picked = false;
+        while cursor[level] < spike.len() {
+            let cand = spike[cursor[level]];
+            cursor[level] += 1;
+            stats.combinations_tried += 1;
+            if past_deadline(stats, scratch) {
+                return None;
+            }
+            if scratch
+                .chosen
+                .iter()
+                .all(|&o| o == cand || !unf.conflict(o, cand))
+            {
+                scratch.chosen.push(cand);
+                picked = true;
+                break;
+            }
+        }
+        if picked {
+            level += 1;
+            if level < n {
+                cursor[level] = 0;
+            }
+        } else {
+            if level == 0 {
+                return Some(false);
+            }
+            level -= 1;
+            scratch.chosen.pop();
+        }
+    }
+}
+
+/// Largest number of bits [`optimal_combination`] spends on cached conflict rows (16 MiB):
+/// past it, a row lives for one choice only.
+const ROW_CACHE_BITS: usize = 1 << 27;
+
+/// The optimal comb: a set of events, pairwise conflict-free, that conflicts with every
+/// D-event of `selected` (spike i holds the candidates for `selected[i]`). Left in
+/// `scratch.chosen`; `None` when the deadline passed.
+///
+/// A backtracking search with forward checking: choosing an event justifies every spike
+/// whose D-event it conflicts with (that spike needs no choice of its own) and removes
+/// from the other spikes the candidates it conflicts with; a spike left empty fails the
+/// choice at once, and the next spike to decide is an unjustified one with the fewest
+/// candidates left (a single one is forced). On the Theorem 4.1 instances this is DPLL
+/// with unit propagation: justified spikes are satisfied clauses, removals falsified
+/// literals. It is complete: a solution's event for the chosen spike is never removed
+/// while the choices so far are part of that solution.
+///
+/// The same event is chosen in many branches, so its conflicts with the candidates and
+/// D-events (its *row*) are remembered for the call as they are tested, within a memory
+/// bound: a conflict test walks two history summaries, a row lookup reads two bits.
+fn optimal_combination<U: Unfolding + ?Sized>(
+    unf: &U,
+    selected: &[EventId],
+    stats: &mut AltStats,
+    scratch: &mut AltScratch,
+) -> Option<bool> {
+    /// One decided spike: which one, the next candidate to try (a flat index), and where
+    /// its trail starts.
+    struct Frame {
+        spike: usize,
+        next: usize,
+        mark: usize,
+    }
+    /// An undoable change: a candidate removed (flat index), or a spike justified.
+    enum Change {
+        Removed(usize),
+        Justified(usize),
+    }
+    let n = selected.len();
+    // The candidates of all spikes in one array; spike t owns flat[start[t]..start[t + 1]].
+    let mut flat: Vec<EventId> = Vec::new();
+    let mut start: Vec<usize> = Vec::with_capacity(n + 1);
+    let mut spike_of: Vec<usize> = Vec::new();
+    for (t, spike) in scratch.spikes[..n].iter().enumerate() {
+        start.push(flat.len());
+        flat.extend_from_slice(spike);
+        spike_of.extend(std::iter::repeat_n(t, spike.len()));
+    }
+    start.push(flat.len());
+    let row_len = flat.len() + n;
+    let mut rows: HashMap<EventId, Row> = HashMap::new();
+    let mut spare = Row::new(row_len);
+    let mut removed = vec![false; flat.len()];
+    let mut alive: Vec<usize> = (0..n).map(|t| start[t + 1] - start[t]).collect();
+    let mut justified = vec![false; n];
+    let mut trail: Vec<Change> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    let chosen = &mut scratch.chosen;
+    chosen.clear();
+    let undo = |trail: &mut Vec<Change>,
+                mark: usize,
+                removed: &mut [bool],
+                alive: &mut [usize],
+                justified: &mut [bool]| {
+        while trail.len() > mark {
+            match trail.pop().unwrap() {
+                Change::Removed(i) => {
+                    removed[i] = false;
+                    alive[spike_of[i]] += 1;
+                }
+                Change::Justified(t) => justified[t] = false,
+            }
+        }
+    };
+    // `descend`: choose the next spike; otherwise try the top frame's next candidate.
+    let mut descend = true;
+    loop {
+        if descend {
+            let next = (0..n).filter(|&t| !justified[t]).min_by_key(|&t| alive[t]);
+            let Some(t) = next else {
+                return Some(true);
+            };
+            if alive[t] == 0 {
+                descend = false;
+                let Some(f) = frames.last() else {
+                    return Some(false);
+                };
+                undo(&mut trail, f.mark, &mut removed, &mut alive, &mut justified);
+                chosen.pop();
+                continue;
+            }
+            frames.push(Frame {
+                spike: t,
+                next: start[t],
+                mark: trail.len(),
+            });
+        }
+        // Try the top frame's next live candidate.
+        let Some(f) = frames.last_mut() else {
+            return Some(false);
+        };
+        let s = f.spike;
+        while f.next < start[s + 1] && removed[f.next] {
+            f.next += 1;
+        }
+        if f.next == start[s + 1] {
+            // Exhausted: undo the choice of the frame below and try its next candidate.
+            frames.pop();
+            descend = false;
+            let Some(below) = frames.last() else {
+                return Some(false);
+            };
+            undo(&mut trail, below.mark, &mut removed, &mut alive, &mut justified);
+            chosen.pop();
+            continue;
+        }
+        let cand = flat[f.next];
+        f.next += 1;
+        stats.combinations_tried += 1;
+        if stats.combinations_tried % CLOCK_EVERY_COMBINATIONS == 0
+            && scratch.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            return None;
+        }
+        let row = if let Some(row) = rows.get_mut(&cand) {
+            row
+        } else if (rows.len() + 1) * 2 * row_len <= ROW_CACHE_BITS {
+            rows.entry(cand).or_insert_with(|| Row::new(row_len))
+        } else {
+            spare.clear();
+            &mut spare
+        };
+        chosen.push(cand);
+        let mut wiped = false;
+        for t in 0..n {
+            if justified[t] {
+                continue;
+            }
+            if t == s || row.conflict(flat.len() + t, || unf.conflict(cand, selected[t])) {
+                justified[t] = true;
+                trail.push(Change::Justified(t));
+                continue;
+            }
+            for i in start[t]..start[t + 1] {
+                if !removed[i] && row.conflict(i, || unf.conflict(cand, flat[i])) {
+                    removed[i] = true;
+                    alive[t] -= 1;
+                    trail.push(Change::Removed(i));
+                }
+            }
+            if alive[t] == 0 {
+                wiped = true;
+                break;
+            }
+        }
+        if wiped {
+            let mark = frames.last().unwrap().mark;
+            undo(&mut trail, mark, &mut removed, &mut alive, &mut justified);
+            chosen.pop();
+            descend = false;
+        } else {
+            descend = true;
+        }
+    }
+}
+
+/// The conflicts of one event with the candidates and D-events of a comb (bit i for flat
+/// candidate i, then one bit per D-event), filled in as they are asked for.
+struct Row {
+    known: FixedBitSet,
+    conflict: FixedBitSet,
+}
+
+impl Row {
+    fn new(len: usize) -> Row {
+        Row {
+            known: FixedBitSet::with_capacity(len),
+            conflict: FixedBitSet::with_capacity(len),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.known.clear();
+        self.conflict.clear();
+    }
+
+    /// Bit `i`, computed by `test` the first time it is asked for.
+    fn conflict(&mut self, i: usize, test: impl FnOnce() -> bool) -> bool {
+        if !self.known.put(i) {
+            self.conflict.set(i, test());
+        }
+        self.conflict.contains(i)
+    }
 }

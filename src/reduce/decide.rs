@@ -12,14 +12,20 @@
 //! decider must first put there the events an alternative may need. `enabled()` at C only
 //! creates D and the first step of every thread; the spikes of D — acquisitions of the
 //! clause locks by literal threads — exist only once those threads have run. The decider
-//! therefore adds the events of every *canonical run*: for each choice of one process per
-//! variable among those the `means` annotations name (in variable order), the chosen
-//! processes run one after the other, each as far as it can. That is 2ⁿ runs sharing
-//! prefixes, built with `enabled()`, `push` and `pop` only, without looking at the formula.
-//! It suffices: if σ satisfies φ, the canonical run of σ's threads is in U, and for each
-//! clause its first acquisition there has no lock predecessor, so those events form a
-//! conflict-free combination of the comb. It is sound whatever U holds: an alternative
-//! within U is one in the whole unfolding, whose relations do not depend on U.
+//! therefore adds the events of *canonical runs*: for a choice of one process per variable
+//! among those the `means` annotations name, the chosen processes run one after the
+//! other, each as far as it can. It suffices that U holds one canonical run conflicting
+//! with every event of D: if σ satisfies φ, the canonical run of σ's threads (in any order)
+//! is one — for each clause its first acquisition there has no lock predecessor — and its
+//! events form a conflict-free combination of the comb. There are 2ⁿ canonical runs, so
+//! the decider does not build them all: it searches them depth-first, with `enabled()`,
+//! `push` and `pop` only and without reading the formula, deciding first the process that
+//! can still reach the D-event with the fewest such processes left, abandoning a run that
+//! leaves some D-event out of reach, and stopping at the first run that conflicts with all
+//! of D (`canonical_runs`). U then holds that run and the abandoned ones. Whatever U holds,
+//! the answer is sound (an alternative within U is one in the whole unfolding, whose
+//! relations do not depend on U); it is complete on the Theorem 4.2 programs, where what a
+//! process reaches does not depend on when it runs. The comb then decides on U.
 //!
 //! # Invariants
 //! - The returned alternative is disjoint from D and C ∪ J is a configuration (asserted
@@ -33,7 +39,7 @@ use crate::system::{ActionId, CompId, Step, System, TouchSet};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
 use crate::unfold::{EventId, UnfoldError, Unfolding};
-use hashbrown::HashSet;
+use hashbrown::{HashMap, HashSet};
 use std::fmt;
 use std::time::Instant;
 
@@ -307,7 +313,7 @@ pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<A
     }
     groups.sort_by_key(|(v, _)| *v);
     let groups: Vec<Vec<CompId>> = groups.into_iter().map(|(_, g)| g).collect();
-    canonical_runs(&sys, &mut unf, &groups)?;
+    canonical_runs(&sys, &mut unf, &groups, &d)?;
     let in_d: HashSet<EventId> = d.iter().copied().collect();
     let events = unf.stats().events_alive;
     let build_seconds = start.elapsed().as_secs_f64();
@@ -366,53 +372,172 @@ pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<A
     })
 }
 
-/// Adds to U the events of every canonical run (module docs): depth-first over the
-/// groups, for each process of the current group run it as far as it goes, recurse, and
-/// undo. The configuration is C again at the end.
+/// Runs process `p` as far as it goes; returns how many events it pushed.
+fn run_process<S: System + ?Sized>(
+    sys: &S,
+    unf: &mut ProgramUnfolding<'_, S>,
+    p: CompId,
+    en: &mut Vec<EventId>,
+) -> Result<usize, DecideError> {
+    let mut pushed = 0;
+    loop {
+        en.clear();
+        unf.enabled(en)?;
+        let Some(e) = owned_by(sys, unf, en, p) else {
+            return Ok(pushed);
+        };
+        unf.push(e);
+        pushed += 1;
+    }
+}
+
+/// Adds to U the events of canonical runs (module docs) until one of them conflicts with
+/// every event of `d` or none can; the configuration is C again at the end.
+///
+/// A depth-first search over the groups, one chosen process per group run as far as it
+/// goes. It decides next the group of a process that can still reach the D-event with the
+/// fewest such processes left (one left: that choice is forced), and abandons a run as
+/// soon as some D-event is neither in conflict with it nor reachable by a process of the
+/// groups still open. What a process can reach is what its run alone from C conflicts
+/// with; on the Theorem 4.2 programs that is its clause locks, wherever it runs, so this
+/// is DPLL with unit propagation and the canonical run of a satisfying assignment is never
+/// abandoned.
 fn canonical_runs<S: System + ?Sized>(
     sys: &S,
     unf: &mut ProgramUnfolding<'_, S>,
     groups: &[Vec<CompId>],
+    d: &[EventId],
 ) -> Result<(), DecideError> {
-    /// One level of the depth-first search: the group, the next choice to try, and how
-    /// many events the current choice pushed.
+    /// One decided group: which one, its members in the order to try, the next one, and
+    /// how many events the current member pushed.
     struct Level {
-        choice: usize,
+        group: usize,
+        order: Vec<usize>,
+        next: usize,
         pushed: usize,
     }
-    let mut stack: Vec<Level> = Vec::with_capacity(groups.len());
+    let base = unf.config().len();
     let mut en = Vec::new();
-    if groups.is_empty() {
-        return Ok(());
+    // A run puts d[i] in conflict with the configuration iff one of its events is in
+    // immediate conflict with d[i] (an event of C cannot be, C ∪ run being a
+    // configuration), that is, shares a component and the predecessor there with d[i]:
+    // a table lookup per event instead of a conflict test per D-event.
+    let mut d_at: HashMap<(CompId, EventId), Vec<usize>> = HashMap::new();
+    for (i, &x) in d.iter().enumerate() {
+        for key in unf.preds(x) {
+            d_at.entry(key).or_default().push(i);
+        }
     }
-    stack.push(Level { choice: 0, pushed: 0 });
+    let hits = |unf: &ProgramUnfolding<'_, S>, pushed: usize, out: &mut Vec<usize>| {
+        out.clear();
+        for &e in &unf.config()[unf.config().len() - pushed..] {
+            for key in unf.preds(e) {
+                if let Some(ds) = d_at.get(&key) {
+                    out.extend(ds.iter().copied().filter(|&i| d[i] != e));
+                }
+            }
+        }
+    };
+    let mut hit = Vec::new();
+    // reachers[i]: the (group, member) pairs whose run alone conflicts with d[i].
+    let mut reachers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); d.len()];
+    for (g, members) in groups.iter().enumerate() {
+        for (m, &p) in members.iter().enumerate() {
+            let pushed = run_process(sys, unf, p, &mut en)?;
+            hits(unf, pushed, &mut hit);
+            for &i in &hit {
+                if reachers[i].last() != Some(&(g, m)) {
+                    reachers[i].push((g, m));
+                }
+            }
+            for _ in 0..pushed {
+                unf.pop();
+            }
+        }
+    }
+    // hit_by[i]: the level whose run put d[i] in conflict with the configuration.
+    let mut hit_by: Vec<Option<usize>> = vec![None; d.len()];
+    let mut open = vec![true; groups.len()];
+    let mut stack: Vec<Level> = Vec::new();
+    // Decides the next group, or says the run covers D (`Ok(None)`) or is dead (`Err`).
+    let choose = |open: &[bool], hit_by: &[Option<usize>]| -> Result<Option<(usize, usize)>, ()> {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, r) in reachers.iter().enumerate() {
+            if hit_by[i].is_some() {
+                continue;
+            }
+            let left = r.iter().filter(|&&(g, _)| open[g]).count();
+            if left == 0 {
+                return Err(());
+            }
+            if best.is_none_or(|(l, _)| left < l) {
+                best = Some((left, i));
+            }
+        }
+        Ok(best.map(|(_, i)| {
+            let &(g, m) = reachers[i].iter().find(|&&(g, _)| open[g]).unwrap();
+            (g, m)
+        }))
+    };
+    match choose(&open, &hit_by) {
+        Ok(Some((g, m))) => {
+            open[g] = false;
+            stack.push(level_for(g, m, groups[g].len()));
+        }
+        // No D-event, or one no process can reach: nothing to run.
+        Ok(None) | Err(()) => return Ok(()),
+    }
+    fn level_for(group: usize, first: usize, members: usize) -> Level {
+        let mut order: Vec<usize> = vec![first];
+        order.extend((0..members).filter(|&m| m != first));
+        Level {
+            group,
+            order,
+            next: 0,
+            pushed: 0,
+        }
+    }
     while !stack.is_empty() {
-        let g = stack.len() - 1;
-        let top = &mut stack[g];
-        // Undo the previous choice at this level.
+        let depth = stack.len() - 1;
+        let top = &mut stack[depth];
+        // Undo the previous member's run at this level.
         for _ in 0..top.pushed {
             unf.pop();
         }
         top.pushed = 0;
-        if top.choice == groups[g].len() {
+        for h in hit_by.iter_mut() {
+            if *h == Some(depth) {
+                *h = None;
+            }
+        }
+        if top.next == top.order.len() {
+            open[top.group] = true;
             stack.pop();
             continue;
         }
-        let p = groups[g][top.choice];
-        top.choice += 1;
-        let mut pushed = 0;
-        loop {
-            en.clear();
-            unf.enabled(&mut en)?;
-            let Some(e) = owned_by(sys, unf, &en, p) else {
-                break;
-            };
-            unf.push(e);
-            pushed += 1;
-        }
+        let p = groups[top.group][top.order[top.next]];
+        top.next += 1;
+        let pushed = run_process(sys, unf, p, &mut en)?;
         top.pushed = pushed;
-        if g + 1 < groups.len() {
-            stack.push(Level { choice: 0, pushed: 0 });
+        hits(unf, pushed, &mut hit);
+        for &i in &hit {
+            if hit_by[i].is_none() {
+                hit_by[i] = Some(depth);
+            }
+        }
+        match choose(&open, &hit_by) {
+            Ok(Some((g, m))) => {
+                open[g] = false;
+                stack.push(level_for(g, m, groups[g].len()));
+            }
+            Ok(None) => {
+                // This run conflicts with all of D: U holds an alternative.
+                while unf.config().len() > base {
+                    unf.pop();
+                }
+                return Ok(());
+            }
+            Err(()) => {}
         }
     }
     Ok(())
