@@ -938,7 +938,7 @@ fn net_view_of_every_model_has_one_node_per_place_transition_and_component() {
     }
 }
 
-/// The counters `qpor check --all --json` reports for `f`.
+/// The counters `qpor check --all --json` reports for `f`, with the tree view's defaults.
 fn check_counters(f: &str) -> serde_json::Value {
     let out = qpor(&[
         "check",
@@ -946,7 +946,7 @@ fn check_counters(f: &str) -> serde_json::Value {
         "--all",
         "--json",
         "-k",
-        "2",
+        "3",
         "--cutoff",
         "erv",
         "--unfolding",

@@ -16,7 +16,7 @@ pub struct CheckArgs {
     /// The exploration engine.
     #[arg(long, value_enum, default_value = "qpor")]
     engine: EngineArg,
-    /// QPOR: k-partial alternatives (comb of the k newest unjustified events).
+    /// QPOR: k-partial alternatives (comb of the k newest unjustified events; default 3).
     #[arg(short = 'k', value_name = "N", conflicts_with_all = ["optimal", "sdpor"])]
     k: Option<usize>,
     /// QPOR: optimal alternatives (k = infinity): no sleep-set-blocked executions.

@@ -61,7 +61,7 @@ pub struct DotArgs {
     /// net view of a program: explore at most N states to find its statements.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_states: usize,
-    /// tree: k-partial alternatives (comb of the k newest unjustified events).
+    /// tree: k-partial alternatives (comb of the k newest unjustified events; default 3).
     #[arg(short = 'k', value_name = "N", conflicts_with_all = ["optimal", "sdpor"])]
     k: Option<usize>,
     /// tree: optimal alternatives (k = infinity).

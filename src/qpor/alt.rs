@@ -33,9 +33,12 @@ pub enum AltMode {
     Sdpor,
 }
 
+/// k = 3: on the Table-1 families (first deadlock, ERV cutoffs) it is as fast as optimal
+/// alternatives, with few or no SSBs, while each comb stays polynomial; k = 2 leaves up to
+/// 20× more SSBs and is slower on dispatcher, multiprodcon and poke (benches/README.md).
 impl Default for AltMode {
     fn default() -> Self {
-        AltMode::KPartial(2)
+        AltMode::KPartial(3)
     }
 }
 
