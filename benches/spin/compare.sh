@@ -3,7 +3,8 @@
 # run: states stored / maximal configurations, time, peak memory. Needs `spin` and `gcc`
 # (Debian package `spin`) and a release build of qpor (`cargo build --release`).
 # Usage: benches/spin/compare.sh [QPOR_BINARY]   (prints a Markdown table)
-set -euo pipefail
+# QPOR_SPIN_LIST replaces the list of runs at the end (same line format).
+set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 qpor="${1:-$root/target/release/qpor}"
 work="$(mktemp -d)"
@@ -32,15 +33,17 @@ qpor_run() { # model define value extra-args
 
 echo "| model | SPIN states | SPIN errors | SPIN s | SPIN MB | qpor configurations | qpor verdict | qpor s | qpor MB |"
 echo "|---|---|---|---|---|---|---|---|---|"
-while read -r model def values extra; do
+# Each line: model, parameter, qpor's extra arguments (comma-separated, `-` for none), values.
+while read -r model def extra values; do
+  [ "$extra" = "-" ] && extra=""
   for v in $values; do
     read -r ss se st sm < <(spin_run "$model" "$def" "$v")
     read -r qc qv qt qm < <(qpor_run "$model" "$def" "$v" "${extra//,/ }")
-    echo "| $model($def=$v) | $ss | $se | $st | $((sm / 1024)) | $qc | $qv | $qt | $((qm / 1024)) |"
+    echo "| $model($def=$v) | $ss | $se | $st | $((${sm:-0} / 1024)) | $qc | $qv | $qt | $((${qm:-0} / 1024)) |"
   done
-done <<'LIST'
-ssbexp K 4 6 8 --cutoff,none
-mpat K 3 4 5 --cutoff,none
-pi T 4 5 6 --cutoff,none
-philosophers N 5 6 7 8
+done <<LIST
+${QPOR_SPIN_LIST:-ssbexp K --cutoff,none 4 6 8
+mpat K - 3 4 5 6 7
+pi T - 4 5 6 7 8 9
+philosophers N - 5 8 10 12 14}
 LIST
