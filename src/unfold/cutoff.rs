@@ -1,12 +1,12 @@
 //! Cutoff events and adequate orders (DESIGN.md §1 "Cutoffs"; paper.md §6.3; cunf.md §2.3).
 //!
 //! An event e is a cutoff when some event e' already discovered (or the empty
-//! configuration) has a local configuration with the same state and [e'] ◁ [e]. Cutoffs are
+//! configuration) has a local configuration with the same state and \[e'\] ◁ \[e\]. Cutoffs are
 //! kept as leaves and never extended; every reachable dead state is still the state of
 //! some cutoff-free maximal configuration, which Algorithm 1 visits.
 //!
 //! Orders:
-//! - McMillan: |[e']| < |[e]|;
+//! - McMillan: |\[e'\]| < |\[e\]|;
 //! - ERV (Esparza, Römer, Vogler): size, then the Parikh vectors compared as sorted words
 //!   (at the first action, in id order, whose counts differ, more occurrences is smaller),
 //!   then the Foata normal forms compared level by level the same way.

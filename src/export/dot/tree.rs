@@ -1,5 +1,5 @@
 //! The `tree` view: the binary exploration tree of Algorithm 1 (paper.md §2.1; the
-//! `Explore(C, D, A)` listing in [`crate::qpor::explore`]).
+//! `Explore(C, D, A)` listing in [`crate::qpor::explore`](mod@crate::qpor::explore)).
 //!
 //! Every node is one call Explore(C, D, A). Its left child is the call for C ∪ {e} (line
 //! 5), its right child the call for C with D ∪ {e}, aiming at an alternative J (line 7).
