@@ -372,6 +372,9 @@ pub fn check_general(
             max_events: effective_max_events(opts),
         },
     );
+    // One co-set search can outlast the time limit (cex(C) is NP-complete on non-safe
+    // nets): the backend watches the clock inside its searches too.
+    unf.set_deadline(opts.time_limit.map(|limit| start + limit));
     run_qpor(
         &mut unf,
         &sys,

@@ -284,3 +284,49 @@ fn convert_keeps_the_behaviour() {
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).starts_with("PEP\n"));
 }
+
+#[test]
+fn general_backend_checks_stop_at_the_time_limit() {
+    // A Theorem-4.3 net of a wide formula: its co-set searches have 2^40-odd answers, and
+    // the backend watches the clock inside them. Only termination is asserted about time.
+    let dir = tempfile::tempdir().unwrap();
+    let cnf = dir.path().join("wide.cnf");
+    std::fs::write(&cnf, "p cnf 40 2\n1 2 3 0\n-4 5 -6 0\n").unwrap();
+    let net = dir.path().join("wide.pnml");
+    let o = qpor(&[
+        "reduce",
+        cnf.to_str().unwrap(),
+        "--to",
+        "net",
+        "-o",
+        net.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = qpor(&[
+        "check",
+        "--unfolding",
+        "general",
+        "--time-limit",
+        "0.5",
+        "-q",
+        net.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("inconclusive"), "{out}");
+    assert!(out.contains("stopped: time limit of 0.5 s reached"), "{out}");
+    let o = qpor(&[
+        "check",
+        "--unfolding",
+        "general",
+        "--time-limit",
+        "0.5",
+        "--json",
+        "models/mcc2023/Kanban-PT-00005.pnml",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert_eq!(v["unfolding"], "general");
+    assert!(v["stopped"].as_str().unwrap().contains("time limit"), "{v}");
+}

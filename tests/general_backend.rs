@@ -322,3 +322,42 @@ fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
     assert!(a.backend.is_none(), "cex(C) does not fit under {LIMIT} events");
     assert!(a.events <= LIMIT, "{} events", a.events);
 }
+
+/// The same cex(C) of 2^20-odd events with no event limit but a deadline that has passed:
+/// the backend reads the clock inside the co-set search and gives up with
+/// `UnfoldError::TimeLimit` long before it has made every event.
+#[test]
+fn the_cex_search_stops_at_the_deadline() {
+    use qpor::parse::dimacs::Cnf;
+    use qpor::system::ActionId;
+    use qpor::unfold::general::{GeneralOptions, GeneralUnfolding};
+    use qpor::unfold::{UnfoldError, Unfolding};
+
+    let cnf = Cnf::new(20, vec![vec![1, 2, 3], vec![-4, 5, -6]]);
+    let r = qpor::reduce::net::instance(&cnf);
+    let opts = GeneralOptions {
+        cutoff: CutoffMode::None,
+        max_events: None,
+    };
+    let mut unf = GeneralUnfolding::new(&r.net, opts);
+    let mut en = Vec::new();
+    for t in &r.config {
+        en.clear();
+        unf.enabled(&mut en).expect("no deadline yet");
+        let e = *en
+            .iter()
+            .find(|&&e| unf.action(e) == ActionId(t.0))
+            .expect("C's next firing is enabled");
+        unf.push(e);
+    }
+    unf.set_deadline(Some(std::time::Instant::now()));
+    match unf.add_conflicting_extensions(0) {
+        Err(UnfoldError::TimeLimit) => {}
+        other => panic!("cex(C) of 2^20-odd events past the deadline: {other:?}"),
+    }
+    let s = unf.stats();
+    assert!(s.events_created < 100_000, "{} events made", s.events_created);
+    unf.set_deadline(None);
+    en.clear();
+    unf.enabled(&mut en).expect("no deadline any more");
+}

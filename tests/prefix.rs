@@ -398,3 +398,40 @@ fn program_prefixes_are_complete_on_the_shipped_programs() {
     }
     assert!(checked >= 10, "only {checked} programs were small enough");
 }
+
+/// Under an event limit of N the builder drops the queued extensions that can no longer be
+/// among the first N events (Kanban, a non-safe net, queues thousands per event). The
+/// prefix is still the first N events of the unlimited construction and the count of
+/// pending extensions is still exact: 40 895 is the number the builder reported when it
+/// kept every extension queued.
+#[test]
+fn an_event_limit_drops_only_extensions_it_would_never_pop() {
+    let net = load_net("models/mcc2023/Kanban-PT-00005.pnml");
+    let limited = build_general(
+        &net,
+        &PrefixOptions {
+            max_events: Some(1000),
+            ..PrefixOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(limited.stats.events, 1000);
+    assert_eq!(limited.stats.cutoffs, 235);
+    assert_eq!(limited.stats.pending, 40_895);
+    // No event limit (nothing dropped); the memory limit stops it later, deterministically.
+    let reference = build_general(
+        &net,
+        &PrefixOptions {
+            max_bytes: Some(30_000_000),
+            ..PrefixOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(reference.stats.events > 1000, "{:?}", reference.stats);
+    assert_eq!(limited.prefix.events[..], reference.prefix.events[..1000]);
+    let conds = limited.prefix.conditions.len();
+    assert_eq!(
+        limited.prefix.conditions[..],
+        reference.prefix.conditions[..conds]
+    );
+}

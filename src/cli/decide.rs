@@ -57,14 +57,14 @@ pub fn run(a: DecideArgs) -> Result<u8, String> {
     }
     let fail = |e: DecideError| -> Result<u8, String> {
         match e {
-            DecideError::Unfold(UnfoldError::EventLimit(n)) => {
+            DecideError::Unfold(limit @ (UnfoldError::EventLimit(_) | UnfoldError::TimeLimit)) => {
                 if a.json {
                     println!(
                         "{}",
-                        json!({"file": shown, "answer": "inconclusive", "reason": format!("event limit of {n} reached")})
+                        json!({"file": shown, "answer": "inconclusive", "reason": limit.to_string()})
                     );
                 } else {
-                    println!("{shown}: inconclusive: event limit of {n} reached");
+                    println!("{shown}: inconclusive: {limit}");
                 }
                 Ok(EXIT_INCONCLUSIVE)
             }

@@ -188,6 +188,11 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                     out.stopped = Some(format!("event limit of {n} reached"));
                     break 'outer;
                 }
+                Err(UnfoldError::TimeLimit) => {
+                    let limit = opts.time_limit.unwrap_or_default();
+                    out.stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
+                    break 'outer;
+                }
                 Err(UnfoldError::Model(e)) => return Err(e),
             }
             if en.iter().all(|e| in_d.contains(e)) {
@@ -196,6 +201,11 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                     Ok(_) => cex_done = unf.config().len(),
                     Err(UnfoldError::EventLimit(n)) => {
                         out.stopped = Some(format!("event limit of {n} reached"));
+                        break 'outer;
+                    }
+                    Err(UnfoldError::TimeLimit) => {
+                        let limit = opts.time_limit.unwrap_or_default();
+                        out.stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
                         break 'outer;
                     }
                     Err(UnfoldError::Model(e)) => return Err(e),

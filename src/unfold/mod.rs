@@ -50,6 +50,8 @@ pub enum UnfoldError {
     Model(ModelError),
     /// More events were created than the limit allows.
     EventLimit(u64),
+    /// The deadline set on the unfolding passed (in the middle of a search, possibly).
+    TimeLimit,
 }
 
 impl fmt::Display for UnfoldError {
@@ -57,6 +59,7 @@ impl fmt::Display for UnfoldError {
         match self {
             UnfoldError::Model(e) => e.fmt(f),
             UnfoldError::EventLimit(n) => write!(f, "event limit of {n} reached"),
+            UnfoldError::TimeLimit => write!(f, "time limit reached"),
         }
     }
 }
@@ -126,7 +129,7 @@ pub trait Unfolding {
     fn in_config(&self, e: EventId) -> bool;
     /// Whether `e`, an extension of C, is enabled at C (C ∪ {e} is a configuration).
     fn is_enabled(&self, e: EventId) -> bool;
-    /// Whether C ∪ [e] is a configuration.
+    /// Whether C ∪ \[e\] is a configuration.
     fn compatible(&self, e: EventId) -> bool;
     /// Whether `a` # `b`.
     fn conflict(&self, a: EventId, b: EventId) -> bool;
@@ -135,7 +138,7 @@ pub trait Unfolding {
     /// Appends to `out` a superset of the events of U in immediate conflict with `e`, all
     /// of them in conflict with `e` (its siblings in the component trees).
     fn immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>);
-    /// Appends to `out` the events of [e] \ C, causes before effects.
+    /// Appends to `out` the events of \[e\] \ C, causes before effects.
     fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>);
     /// Whether `e` is a cutoff event.
     fn is_cutoff(&self, e: EventId) -> bool;

@@ -22,6 +22,7 @@
 
 pub mod builder;
 pub mod components;
+mod keys;
 pub mod tokens;
 
 pub use builder::{PrefixOptions, PrefixOutcome, PrefixStats};

@@ -36,8 +36,12 @@ pub fn search<E>(
         &mut (),
         |_, a, b| compatible(a, b),
         |_, chosen| found(chosen),
+        |_| Ok(()),
     )
 }
+
+/// How many candidate picks [`search_in`] tries between two calls of its `tick`.
+pub const TICK_PICKS: u32 = 4096;
 
 /// [`search`] with a state lent to both callbacks: `compatible` reads it, `found` may
 /// change it (create the event of the set just found, count it against a limit) before
@@ -46,11 +50,16 @@ pub fn search<E>(
 ///
 /// `compatible` must not depend on what `found` changes: the picks already made are not
 /// tested again.
+///
+/// `tick` is called once every [`TICK_PICKS`] candidate picks tried, so that a caller can
+/// end a long search (one that finds few sets, or none) at a deadline: its first error
+/// ends the search and is returned, like `found`'s.
 pub fn search_in<S: ?Sized, E>(
     columns: &[Column<'_>],
     state: &mut S,
     mut compatible: impl FnMut(&S, u32, u32) -> bool,
     mut found: impl FnMut(&mut S, &[u32]) -> Result<(), E>,
+    mut tick: impl FnMut(&mut S) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut slots: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
     for (i, (cands, need)) in columns.iter().enumerate() {
@@ -71,6 +80,7 @@ pub fn search_in<S: ?Sized, E>(
     let words = n.div_ceil(64).max(1);
     let mut blame: smallvec::SmallVec<[u64; 8]> = smallvec::SmallVec::from_elem(0, n * words);
     let mut s = 0usize;
+    let mut until_tick = TICK_PICKS;
     loop {
         if s == n {
             found(state, &chosen)?;
@@ -91,6 +101,11 @@ pub fn search_in<S: ?Sized, E>(
         while cursor[s] + later_same < cands.len() {
             let x = cands[cursor[s]];
             cursor[s] += 1;
+            until_tick -= 1;
+            if until_tick == 0 {
+                until_tick = TICK_PICKS;
+                tick(state)?;
+            }
             match chosen.iter().position(|&y| !compatible(&*state, x, y)) {
                 None => {
                     chosen.push(x);
@@ -306,6 +321,7 @@ mod tests {
                 *made += 1;
                 Ok(())
             },
+            |_| Ok(()),
         );
         assert_eq!(r, Err(10));
         assert_eq!(made, 10);
@@ -321,9 +337,39 @@ mod tests {
                 seen.push(chosen.to_vec());
                 Ok(())
             },
+            |_| Ok(()),
         )
         .unwrap();
         let expected = all(&[(&a, 2), (&b, 1)], &|x, y| (x, y) != (10, 2));
         assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn tick_ends_a_long_search() {
+        // 2^20 sets; `found` never stops the search, `tick` does at its third call.
+        let cands: Vec<[u32; 2]> = (0..20).map(|i| [2 * i, 2 * i + 1]).collect();
+        let columns: Vec<Column<'_>> = cands.iter().map(|c| (&c[..], 1)).collect();
+        let mut state = (0u32, 0u32);
+        let r = search_in(
+            &columns,
+            &mut state,
+            |_, _, _| true,
+            |(sets, _), _| {
+                *sets += 1;
+                Ok(())
+            },
+            |(_, ticks)| {
+                *ticks += 1;
+                if *ticks == 3 {
+                    Err("deadline")
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(r, Err("deadline"));
+        assert_eq!(state.1, 3);
+        // About one set per two picks: the search stopped after 3 · TICK_PICKS picks.
+        assert!(state.0 > 0 && state.0 <= 3 * TICK_PICKS, "{} sets", state.0);
     }
 }

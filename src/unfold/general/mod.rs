@@ -51,6 +51,7 @@ use net::{take_delta, MarkingDelta, TokenNet};
 use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::hash::{BuildHasher, Hasher};
+use std::time::Instant;
 
 const NONE: EventId = EventId::NONE;
 const NOT_IN_C: u32 = u32::MAX;
@@ -66,7 +67,8 @@ impl CondId {
     }
 }
 
-/// Options of the general unfolding.
+/// Options of the general unfolding. Its deadline, if any, is set with
+/// [`GeneralUnfolding::set_deadline`].
 #[derive(Clone, Copy, Debug)]
 pub struct GeneralOptions {
     /// The adequate order for cutoffs.
@@ -75,6 +77,10 @@ pub struct GeneralOptions {
     /// each event is made, in the middle of a co-set search too.
     pub max_events: Option<u64>,
 }
+
+/// How many events [`GeneralUnfolding`] creates between two looks at the clock (besides
+/// the looks inside every co-set search, each [`coset::TICK_PICKS`] picks).
+const EVENTS_PER_CLOCK_CHECK: u64 = 1024;
 
 impl Default for GeneralOptions {
     fn default() -> Self {
@@ -131,6 +137,8 @@ struct Representative {
 pub struct GeneralUnfolding {
     net: TokenNet,
     opts: GeneralOptions,
+    /// Past this instant, searches and event creation stop with [`UnfoldError::TimeLimit`].
+    deadline: Option<Instant>,
     conds: Vec<Cond>,
     free_conds: Vec<CondId>,
     events: Vec<Event>,
@@ -181,6 +189,7 @@ impl GeneralUnfolding {
             initial_hash: tn.initial_hash(),
             net: tn,
             opts,
+            deadline: None,
             conds: Vec::new(),
             free_conds: Vec::new(),
             events: Vec::new(),
@@ -218,6 +227,24 @@ impl GeneralUnfolding {
     /// limit under [`UnfoldStats::events_created`] fails at the next new event).
     pub fn set_max_events(&mut self, max_events: Option<u64>) {
         self.opts.max_events = max_events;
+    }
+
+    /// Sets the instant after which [`Unfolding::enabled`] and
+    /// [`Unfolding::add_conflicting_extensions`] give up with [`UnfoldError::TimeLimit`]
+    /// (`None`: never). The clock is read every [`coset::TICK_PICKS`] picks of a co-set
+    /// search and every `EVENTS_PER_CLOCK_CHECK` (1024) events made, so one long search (cex(C)
+    /// is NP-complete on non-safe nets) ends soon after the deadline; the events made so
+    /// far stay.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// `Err(TimeLimit)` once the deadline has passed.
+    fn check_clock(&self) -> Result<(), UnfoldError> {
+        match self.deadline {
+            Some(d) if Instant::now() >= d => Err(UnfoldError::TimeLimit),
+            _ => Ok(()),
+        }
     }
 
     /// The net's effective structure (read arcs as self-loops).
@@ -316,6 +343,9 @@ impl GeneralUnfolding {
             if self.stats.events_created >= max {
                 return Err(UnfoldError::EventLimit(max));
             }
+        }
+        if self.stats.events_created % EVENTS_PER_CLOCK_CHECK == EVENTS_PER_CLOCK_CHECK - 1 {
+            self.check_clock()?;
         }
         Ok(self.create(trans, preset))
     }
@@ -598,6 +628,7 @@ impl GeneralUnfolding {
                 *found += 1;
                 Ok(())
             },
+            |u| u.check_clock(),
         )
     }
 
@@ -676,6 +707,7 @@ impl Unfolding for GeneralUnfolding {
                         out.push(u.event(t, &x)?);
                         Ok(())
                     },
+                    |u| u.check_clock(),
                 )?;
             }
         }

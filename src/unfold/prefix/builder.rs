@@ -23,6 +23,16 @@
 //! - **Order**: McMillan compares sizes; ERV then the Parikh vectors as sorted words and the
 //!   Foata normal forms ([`crate::unfold::cutoff`]); every tie (only possible on non-safe
 //!   nets for ERV) is broken by discovery order, which keeps the queue deterministic.
+//! - **Queue**: a binary heap of candidate extensions whose keys (postset labels, Parikh
+//!   vector, Foata form) are interned (module `keys`); the Foata form is computed at the
+//!   first comparison that needs it. Under an event limit N the queue keeps only what can
+//!   still be popped: with k = N − |prefix| pops left, a candidate with k smaller ones
+//!   queued never is, so the queue is cut back to its k least when it grows past 2k, and a
+//!   later candidate not below the largest one kept is dropped at once. Dropped candidates
+//!   count as pending, so the statistics are those of the full queue.
+//! - **Limits**: the event limit is checked at each pop; time and memory (co-relation,
+//!   queue, interned keys, events) at each pop and every `QUEUED_PER_LIMIT_CHECK`
+//!   extensions queued, so one pop that queues many extensions cannot overrun them.
 //! - **Cutoffs** are decided when an event is popped: e is a cutoff iff an event popped
 //!   before it (or the empty configuration) has the same marking and a *strictly* smaller
 //!   local configuration. Ties (equal ERV keys on non-safe nets, equal sizes for McMillan)
@@ -34,9 +44,10 @@
 //!   conditions the backend calls inert (no consumer can ever use them) have none.
 //! - Every queued candidate's preset is a co-set of extendable conditions.
 
+use super::keys::{compare_foata, FoataForm, Interner};
 use super::{Condition, Prefix, PrefixEvent};
-use crate::system::{ActionId, ModelError};
-use crate::unfold::cutoff::{compare_erv, CutoffMode, HistoryShape};
+use crate::system::ModelError;
+use crate::unfold::cutoff::CutoffMode;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cmp::Ordering;
@@ -183,12 +194,24 @@ pub struct PrefixOutcome {
 
 const NONE: u32 = u32::MAX;
 
+/// How many extensions are queued between two looks at the time and memory limits.
+const QUEUED_PER_LIMIT_CHECK: u32 = 1024;
+
+/// A queued possible extension. Its keys are interned ids (see module `keys`): a few
+/// words per extension, however long its history.
 struct Candidate {
-    ext: Extension,
+    action: u32,
+    /// The preset, sorted.
+    preset: SmallVec<[u32; 4]>,
+    /// Interned labels of the postset.
+    post: u32,
     size: u32,
     level: u32,
-    /// Sparse Parikh vector (action, count), sorted by action.
-    parikh: Vec<(u32, u32)>,
+    /// Interned sparse Parikh vector (action, count) of [e], sorted by action; NONE unless
+    /// the order is ERV.
+    parikh: u32,
+    /// Interned Foata normal form of [e]; NONE until a comparison needs it.
+    foata: u32,
     seq: u64,
 }
 
@@ -198,7 +221,10 @@ struct Popped {
     postset: SmallVec<[u32; 4]>,
     level: u32,
     size: u32,
-    parikh: Vec<(u32, u32)>,
+    /// As in [`Candidate`].
+    parikh: u32,
+    /// As in [`Candidate`].
+    foata: u32,
     mark: u32,
 }
 
@@ -221,9 +247,21 @@ struct Builder<'s, M: Semantics + ?Sized> {
     heap: Vec<u32>,
     seq: u64,
     reps: Reps,
+    reps_bytes: u64,
     generation: u32,
     co_entries: u64,
-    cand_bytes: u64,
+    parikhs: Interner<Vec<(u32, u32)>>,
+    foatas: Interner<FoataForm>,
+    posts: Interner<SmallVec<[Label; 4]>>,
+    /// Queued extensions dropped unpopped: past the event limit's reach, or left when a
+    /// limit stopped the construction in the middle of an extension step.
+    dropped: u64,
+    /// Under an event limit, once the queue was cut back: its largest candidate kept.
+    bar: u32,
+    /// Scratch: a count per action, all 0 between uses.
+    counts: Vec<u32>,
+    start: Instant,
+    since_limit_check: u32,
 }
 
 /// Compares sparse Parikh vectors as sorted words (the order of [`crate::unfold::cutoff::compare_parikh`]: at the
@@ -310,39 +348,75 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
                 }
             }
         }
-        let (size, mut parikh) = match producers.len() {
+        let (size, parikh) = match producers.len() {
             0 => (1, Vec::new()),
             1 => {
                 let p = &self.events[producers[0] as usize];
-                (p.size + 1, if erv { p.parikh.clone() } else { Vec::new() })
+                let size = p.size + 1;
+                if self.beyond_reach(size) {
+                    self.dropped += 1;
+                    return;
+                }
+                let v = if erv {
+                    self.parikhs.get(p.parikh).clone()
+                } else {
+                    Vec::new()
+                };
+                (size, v)
             }
             _ => {
                 let mut size = 1u32;
-                let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
-                let preset = ext.preset.clone();
-                self.walk(&preset, |x| {
+                // Action counts in a dense scratch array (and the actions seen).
+                let mut counts = std::mem::take(&mut self.counts);
+                let mut seen: Vec<u32> = Vec::new();
+                self.walk(&ext.preset, |x| {
                     size += 1;
                     if erv {
-                        *counts.entry(x.action).or_insert(0) += 1;
+                        let a = x.action as usize;
+                        if a >= counts.len() {
+                            counts.resize(a + 1, 0);
+                        }
+                        if counts[a] == 0 {
+                            seen.push(x.action);
+                        }
+                        counts[a] += 1;
                     }
                 });
-                let mut v: Vec<(u32, u32)> = counts.into_iter().collect();
-                v.sort_unstable();
+                seen.sort_unstable();
+                let v: Vec<(u32, u32)> = seen
+                    .iter()
+                    .map(|&a| (a, std::mem::take(&mut counts[a as usize])))
+                    .collect();
+                self.counts = counts;
+                if self.beyond_reach(size) {
+                    self.dropped += 1;
+                    return;
+                }
                 (size, v)
             }
         };
-        if erv {
+        if producers.is_empty() && self.beyond_reach(size) {
+            self.dropped += 1;
+            return;
+        }
+        let parikh = if erv {
+            let mut parikh = parikh;
             match parikh.binary_search_by_key(&ext.action, |x| x.0) {
                 Ok(i) => parikh[i].1 += 1,
                 Err(i) => parikh.insert(i, (ext.action, 1)),
             }
-        }
-        self.cand_bytes += (std::mem::size_of::<Candidate>() + parikh.len() * 8) as u64;
+            self.parikhs.intern(parikh)
+        } else {
+            NONE
+        };
         let cand = Candidate {
-            ext,
+            action: ext.action,
+            preset: ext.preset,
+            post: self.posts.intern(ext.post),
             size,
             level,
             parikh,
+            foata: NONE,
             seq: self.seq,
         };
         self.seq += 1;
@@ -356,9 +430,75 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
                 self.cands.len() as u32 - 1
             }
         };
-        self.heap.push(id);
-        let n = self.heap.len() - 1;
-        self.sift_up(n);
+        if let Some(max) = self.opts.max_events {
+            // At most `left` more pops: a candidate with `left` smaller ones queued is never
+            // popped (every pop takes one of those, and the limit counts every pop), so it
+            // is dropped at once — every candidate not below the bar — or when the queue is
+            // cut back to its `left` smallest.
+            let left = max.saturating_sub(self.events.len() as u64) as usize;
+            if left == 0 || (self.bar != NONE && !self.less(id, self.bar)) {
+                self.drop_candidate(id);
+                return;
+            }
+            self.heap.push(id);
+            let n = self.heap.len() - 1;
+            self.sift_up(n);
+            if self.heap.len() > 2 * left + 1024 {
+                self.keep_smallest(left);
+            }
+        } else {
+            self.heap.push(id);
+            let n = self.heap.len() - 1;
+            self.sift_up(n);
+        }
+    }
+
+    /// Whether a candidate of this size can never be popped under the event limit: no pop
+    /// is left, or the bar is smaller (its size is, and ◁ compares sizes first).
+    fn beyond_reach(&self, size: u32) -> bool {
+        let Some(max) = self.opts.max_events else {
+            return false;
+        };
+        max <= self.events.len() as u64 || (self.bar != NONE && self.cand(self.bar).size < size)
+    }
+
+    /// Keeps the `keep` ◁-least queued candidates and drops the others (counted in
+    /// `dropped`, so that the number of pending extensions stays exact).
+    fn keep_smallest(&mut self, keep: usize) {
+        let mut kept = Vec::with_capacity(keep.min(self.heap.len()));
+        while kept.len() < keep {
+            match self.pop_min() {
+                Some(i) => kept.push(i),
+                None => break,
+            }
+        }
+        for i in std::mem::take(&mut self.heap) {
+            self.drop_candidate(i);
+        }
+        // The `keep` candidates kept are all ◁ their largest: a candidate queued later that
+        // is not ◁ it has `keep` smaller ones and is dropped at once. The bar stays queued
+        // until `keep` pops, i.e. until the limit ends the construction.
+        if kept.len() == keep {
+            self.bar = kept.last().copied().unwrap_or(NONE);
+        }
+        // Sorted by ◁: a valid heap.
+        self.heap = kept;
+    }
+
+    /// Frees a queued candidate that will never be popped.
+    fn drop_candidate(&mut self, i: u32) {
+        let c = self.cands[i as usize]
+            .take()
+            .expect("[qpor internal bug] dropped candidate missing");
+        self.free_cands.push(i);
+        self.posts.release(c.post);
+        if c.parikh != NONE {
+            self.parikhs.release(c.parikh);
+        }
+        if c.foata != NONE {
+            self.foatas.release(c.foata);
+        }
+        self.dropped += 1;
     }
 
     fn cand(&self, i: u32) -> &Candidate {
@@ -367,24 +507,72 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
             .expect("[qpor internal bug] queued candidate missing")
     }
 
-    /// The ERV shape (Foata level and action of every event) of a candidate's [e].
-    fn shape_of(&mut self, i: u32) -> HistoryShape {
-        let preset = self.cand(i).ext.preset.clone();
-        let mut shape = HistoryShape::default();
-        self.walk(&preset, |x| shape.events.push((x.level, ActionId(x.action))));
+    /// The interned Foata normal form of a candidate's [e], computed at its first use.
+    fn foata_of(&mut self, i: u32) -> u32 {
         let c = self.cand(i);
-        shape.events.push((c.level, ActionId(c.ext.action)));
-        shape
+        if c.foata != NONE {
+            return c.foata;
+        }
+        let preset = c.preset.clone();
+        let own = (c.level, c.action);
+        // With one producer p, [e] is [p] plus e, alone on the level after [p]'s last.
+        let mut producers = preset
+            .iter()
+            .map(|&b| self.producer[b as usize])
+            .filter(|&p| p != NONE);
+        let first = producers.next();
+        let form = match first {
+            Some(p) if producers.all(|q| q == p) => {
+                let fp = self.foata_of_event(p);
+                self.foatas.get(fp).with_top_level(own.1)
+            }
+            None => FoataForm::new(&mut [own]),
+            Some(_) => {
+                let mut events = vec![own];
+                self.walk(&preset, |x| events.push((x.level, x.action)));
+                FoataForm::new(&mut events)
+            }
+        };
+        let id = self.foatas.intern(form);
+        self.cands[i as usize]
+            .as_mut()
+            .expect("[qpor internal bug] queued candidate missing")
+            .foata = id;
+        id
     }
 
-    /// The ERV shape of a popped event's [e].
-    fn shape_of_event(&mut self, e: u32) -> HistoryShape {
-        let preset = self.events[e as usize].preset.clone();
-        let mut shape = HistoryShape::default();
-        self.walk(&preset, |x| shape.events.push((x.level, ActionId(x.action))));
+    /// The interned Foata normal form of a popped event's [e], computed at its first use.
+    fn foata_of_event(&mut self, e: u32) -> u32 {
         let ev = &self.events[e as usize];
-        shape.events.push((ev.level, ActionId(ev.action)));
-        shape
+        if ev.foata != NONE {
+            return ev.foata;
+        }
+        let preset = ev.preset.clone();
+        let mut events = vec![(ev.level, ev.action)];
+        self.walk(&preset, |x| events.push((x.level, x.action)));
+        let id = self.foatas.intern(FoataForm::new(&mut events));
+        self.events[e as usize].foata = id;
+        id
+    }
+
+    /// The ERV order on keys of equal size: Parikh vectors, then Foata forms (`fa`, `fb`
+    /// are computed only when the Parikh vectors are equal).
+    fn order_keys(
+        &mut self,
+        pa: u32,
+        pb: u32,
+        fa: impl FnOnce(&mut Self) -> u32,
+        fb: impl FnOnce(&mut Self) -> u32,
+    ) -> Ordering {
+        if pa != pb {
+            return compare_sparse(self.parikhs.get(pa), self.parikhs.get(pb));
+        }
+        let (fa, fb) = (fa(self), fb(self));
+        if fa == fb {
+            Ordering::Equal
+        } else {
+            compare_foata(self.foatas.get(fa), self.foatas.get(fb))
+        }
     }
 
     /// The adequate order between two candidates, without the discovery tie-break.
@@ -394,12 +582,8 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
         if o != Ordering::Equal || self.opts.cutoff != CutoffMode::Erv {
             return o;
         }
-        let o = compare_sparse(&ca.parikh, &cb.parikh);
-        if o != Ordering::Equal {
-            return o;
-        }
-        let (sa, sb) = (self.shape_of(a), self.shape_of(b));
-        compare_erv(&sa, &sb)
+        let (pa, pb) = (ca.parikh, cb.parikh);
+        self.order_keys(pa, pb, |s| s.foata_of(a), |s| s.foata_of(b))
     }
 
     fn less(&mut self, a: u32, b: u32) -> bool {
@@ -448,7 +632,7 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
 
     /// Mark([e]) − m0 for candidate `i`.
     fn delta_of(&mut self, i: u32) -> Delta {
-        let preset = self.cand(i).ext.preset.clone();
+        let preset = self.cand(i).preset.clone();
         let mut acc: FxHashMap<Label, i32> = FxHashMap::default();
         let labels = std::mem::take(&mut self.labels);
         self.walk(&preset, |x| {
@@ -461,10 +645,10 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
         });
         self.labels = labels;
         let c = self.cand(i);
-        for &b in &c.ext.preset {
+        for &b in &c.preset {
             *acc.entry(self.labels[b as usize]).or_insert(0) -= 1;
         }
-        for &l in &c.ext.post {
+        for &l in self.posts.get(c.post) {
             *acc.entry(l).or_insert(0) += 1;
         }
         let mut d: Delta = acc.into_iter().filter(|(_, v)| *v != 0).collect();
@@ -487,15 +671,8 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
                 Ordering::Less => true,
                 Ordering::Greater => false,
                 Ordering::Equal if self.opts.cutoff == CutoffMode::Erv => {
-                    match compare_sparse(&self.events[r as usize].parikh, &self.cand(i).parikh) {
-                        Ordering::Less => true,
-                        Ordering::Greater => false,
-                        Ordering::Equal => {
-                            let sr = self.shape_of_event(r);
-                            let si = self.shape_of(i);
-                            compare_erv(&sr, &si) == Ordering::Less
-                        }
-                    }
+                    let (pr, pi) = (self.events[r as usize].parikh, self.cand(i).parikh);
+                    self.order_keys(pr, pi, |s| s.foata_of_event(r), |s| s.foata_of(i)) == Ordering::Less
                 }
                 Ordering::Equal => false,
             };
@@ -515,46 +692,52 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
             let c = self.cutoff_of(i, &delta);
             if c.is_none() {
                 let id = self.events.len() as u32;
+                self.reps_bytes += (delta.len() * std::mem::size_of::<(Label, i32)>() + 64) as u64;
                 self.reps.entry(delta).or_default().push(id);
             }
             c
         };
+        if i == self.bar {
+            self.bar = NONE;
+        }
         let cand = self.cands[i as usize]
             .take()
             .expect("[qpor internal bug] popped candidate missing");
         self.free_cands.push(i);
-        self.cand_bytes = self
-            .cand_bytes
-            .saturating_sub((std::mem::size_of::<Candidate>() + cand.parikh.len() * 8) as u64);
         let id = self.events.len() as u32;
-        let blocked = cutoff.is_some() || self.sem.blocked(cand.ext.action, &cand.ext.post);
+        let post = self.posts.get(cand.post).clone();
+        self.posts.release(cand.post);
+        let blocked = cutoff.is_some() || self.sem.blocked(cand.action, &post);
         let mut postset: SmallVec<[u32; 4]> = SmallVec::new();
-        for &l in &cand.ext.post {
+        for &l in &post {
             postset.push(self.new_condition(l, id));
         }
         self.prefix.events.push(PrefixEvent {
-            label: self.sem.action_name(cand.ext.action),
-            action: cand.ext.action,
-            preset: cand.ext.preset.to_vec(),
+            label: self.sem.action_name(cand.action),
+            action: cand.action,
+            preset: cand.preset.to_vec(),
             postset: postset.to_vec(),
             cutoff: cutoff.map(|c| (c != NONE).then_some(c)),
-            owner: self.sem.action_owner(cand.ext.action),
+            owner: self.sem.action_owner(cand.action),
         });
+        // The event keeps the candidate's holds of its keys.
         self.events.push(Popped {
-            action: cand.ext.action,
-            preset: cand.ext.preset,
+            action: cand.action,
+            preset: cand.preset,
             postset,
             level: cand.level,
             size: cand.size,
             parikh: cand.parikh,
+            foata: cand.foata,
             mark: 0,
         });
         (id, !blocked)
     }
 
     /// The co-relation of e's postset, one condition at a time, each followed by the search
-    /// for the extensions it enables.
-    fn extend(&mut self, e: u32) -> Result<(), ModelError> {
+    /// for the extensions it enables. Returns why it stopped early, if the time or memory
+    /// limit was reached while it queued extensions (the rest are dropped).
+    fn extend(&mut self, e: u32) -> Result<Option<String>, ModelError> {
         let preset = self.events[e as usize].preset.clone();
         let postset = self.events[e as usize].postset.clone();
         // ⋂ co(b) over the preset, shortest list first.
@@ -592,24 +775,66 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
                 };
                 self.sem.extensions(&conds, c, &mut found)?;
             }
-            for ext in found.drain(..) {
-                debug_assert!(
-                    ext.preset.windows(2).all(|w| w[0] < w[1]),
-                    "[qpor internal bug] extension preset not sorted"
-                );
-                self.enqueue(ext);
+            if let Some(why) = self.enqueue_all(&mut found) {
+                return Ok(Some(why));
             }
         }
-        Ok(())
+        Ok(None)
+    }
+
+    /// Queues the extensions of `found` (emptying it), looking at the time and memory
+    /// limits every `QUEUED_PER_LIMIT_CHECK` extensions and at the end; returns why it
+    /// stopped, if a limit was reached (the extensions not queued count as dropped).
+    fn enqueue_all(&mut self, found: &mut Vec<Extension>) -> Option<String> {
+        let mut left = found.len() as u64;
+        for ext in found.drain(..) {
+            debug_assert!(
+                ext.preset.windows(2).all(|w| w[0] < w[1]),
+                "[qpor internal bug] extension preset not sorted"
+            );
+            self.enqueue(ext);
+            left -= 1;
+            self.since_limit_check += 1;
+            if self.since_limit_check >= QUEUED_PER_LIMIT_CHECK {
+                self.since_limit_check = 0;
+                if let Some(why) = self.limit_reached() {
+                    self.dropped += left;
+                    return Some(why);
+                }
+            }
+        }
+        self.limit_reached()
+    }
+
+    /// Why the time or memory limit stops the construction now, if one does.
+    fn limit_reached(&self) -> Option<String> {
+        if let Some(limit) = self.opts.time_limit {
+            if self.start.elapsed() >= limit {
+                return Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
+            }
+        }
+        if let Some(max) = self.opts.max_bytes {
+            if self.bytes() >= max {
+                return Some(format!("memory limit of {} MB reached", max / 1_000_000));
+            }
+        }
+        None
     }
 
     fn is_inert(&self, c: u32) -> bool {
         self.sem.inert(self.labels[c as usize])
     }
 
+    /// The builder's data: co-relation, queue (candidate slots, heap, interned keys),
+    /// events, conditions and recorded markings.
     fn bytes(&self) -> u64 {
         self.co_entries * 4
-            + self.cand_bytes
+            + (self.cands.len() * std::mem::size_of::<Option<Candidate>>()) as u64
+            + ((self.heap.len() + self.free_cands.len()) * 4) as u64
+            + self.parikhs.bytes()
+            + self.foatas.bytes()
+            + self.posts.bytes()
+            + self.reps_bytes
             + (self.events.len() * std::mem::size_of::<Popped>()) as u64
             + (self.labels.len() * (std::mem::size_of::<Label>() + 4 + std::mem::size_of::<Vec<u32>>()))
                 as u64
@@ -640,6 +865,7 @@ pub fn build<M: Semantics + ?Sized>(
 ) -> Result<PrefixOutcome, ModelError> {
     let start = Instant::now();
     let mut b = Builder {
+        start,
         sem,
         opts: *opts,
         labels: Vec::new(),
@@ -652,15 +878,23 @@ pub fn build<M: Semantics + ?Sized>(
         heap: Vec::new(),
         seq: 0,
         reps: Reps::default(),
+        reps_bytes: 0,
         generation: 0,
         co_entries: 0,
-        cand_bytes: 0,
+        parikhs: Interner::new(),
+        foatas: Interner::new(),
+        posts: Interner::new(),
+        dropped: 0,
+        bar: NONE,
+        counts: Vec::new(),
+        since_limit_check: 0,
     };
     if opts.cutoff != CutoffMode::None {
         b.reps.entry(Vec::new()).or_default().push(NONE);
     }
     // The initial cut is a co-set: every pair of initial conditions is concurrent.
     let initial = b.sem.initial();
+    let mut stopped = None;
     let mut found = Vec::new();
     let mut live: Vec<u32> = Vec::new();
     for l in initial {
@@ -682,50 +916,41 @@ pub fn build<M: Semantics + ?Sized>(
             };
             b.sem.extensions(&conds, c, &mut found)?;
         }
-        for ext in found.drain(..) {
-            b.enqueue(ext);
+        stopped = b.enqueue_all(&mut found);
+        if stopped.is_some() {
+            break;
         }
     }
-    b.sem.source_extensions(&mut found)?;
-    for ext in found.drain(..) {
-        b.enqueue(ext);
+    if stopped.is_none() {
+        b.sem.source_extensions(&mut found)?;
+        stopped = b.enqueue_all(&mut found);
     }
-    let mut stopped = None;
-    loop {
+    while stopped.is_none() {
         if let Some(max) = opts.max_events {
-            if b.events.len() as u64 >= max && !b.heap.is_empty() {
+            // Extensions dropped past the limit's reach are pending as well.
+            if b.events.len() as u64 >= max && (!b.heap.is_empty() || b.dropped > 0) {
                 stopped = Some(format!("event limit of {max} reached"));
                 break;
             }
         }
-        // Checked at every pop: one pop of a non-safe net may queue many extensions.
-        {
-            if let Some(limit) = opts.time_limit {
-                if start.elapsed() >= limit {
-                    stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
-                    break;
-                }
-            }
-            if let Some(max) = opts.max_bytes {
-                if b.bytes() >= max {
-                    stopped = Some(format!("memory limit of {} MB reached", max / 1_000_000));
-                    break;
-                }
-            }
+        // Checked at every pop too: the queue may have grown without an extension.
+        stopped = b.limit_reached();
+        if stopped.is_some() {
+            break;
         }
         let Some(i) = b.pop_min() else {
             break;
         };
         let (e, extend) = b.pop_into_prefix(i);
         if extend {
-            b.extend(e)?;
+            stopped = b.extend(e)?;
         }
     }
     let stats = PrefixStats {
         events: b.prefix.events.len() as u64,
         conditions: b.prefix.conditions.len() as u64,
         cutoffs: b.prefix.cutoffs() as u64,
-        pending: b.heap.len() as u64,
+        pending: b.heap.len() as u64 + b.dropped,
         co_entries: b.co_entries,
         seconds: start.elapsed().as_secs_f64(),
         bytes: b.bytes(),
@@ -742,6 +967,7 @@ pub fn build<M: Semantics + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::ActionId;
     use crate::unfold::cutoff::compare_parikh;
 
     fn dense(v: &[(u32, u32)]) -> Vec<ActionId> {
