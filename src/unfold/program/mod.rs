@@ -17,6 +17,11 @@
 //!   another chosen component — the nested-lock pitfall of paper.md §4.5) and by each
 //!   component's local state. Positions at the top of a chain are included, so blocked
 //!   requests get their conflicting extensions too (the gap of Dpu noted in dpu.md §3.2).
+//! - Compatibility of e with C (the filter of Alt's spikes) is decided from e's own
+//!   predecessors when they tell (a predecessor in C that is not C's maximum there means a
+//!   conflict; all of them maxima means e is enabled), else by comparing summaries; the
+//!   answer is remembered per event with its reason (an event of C it conflicts with; or
+//!   "compatible, and nothing pushed since"), which stays true while the reason does.
 //!
 //! # Invariants
 //! - An event's nodes are sorted by component; `nodes[i].pred` is the event's predecessor
@@ -25,6 +30,10 @@
 //! - A live event's predecessors are live (histories are causally closed), so freeing
 //!   never leaves a dangling predecessor.
 //! - `maxima[c]` is the last event of C on c; `state[c]` its post local state on c.
+//! - `config_index[e]` is e's position in C (or `NOT_IN_CONFIG`); `links[e]` mirrors e's
+//!   action and the `next_sibling` / `next_same` of its first `HOT_NODES` nodes (written
+//!   only through `set_next_sibling` / `set_next_same`); `compat_memo` is forgotten at
+//!   every prune, the only place ids are freed.
 
 pub mod summary;
 
@@ -33,6 +42,7 @@ use super::{EventId, UnfoldError, UnfoldStats, Unfolding};
 use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
 use hashbrown::HashTable;
 use smallvec::SmallVec;
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::hash::{BuildHasher, Hasher};
 use summary::{LeafWeight, Summary, Tries};
@@ -80,12 +90,51 @@ struct Event {
     /// The event leaves a component in a fault state: like a cutoff, never extended.
     fault: bool,
     pinned: bool,
-    /// Position of the event in C's push order, or `NOT_IN_CONFIG`.
-    config_index: u32,
     mark: u32,
 }
 
 const NOT_IN_CONFIG: u32 = u32::MAX;
+
+/// How many of an event's nodes have their sibling links mirrored in [`SiblingLinks`].
+const HOT_NODES: usize = 3;
+
+/// The part of an event's tree links that the immediate-conflict walk reads, kept in a
+/// dense array beside the events so that the walk touches one small record per sibling:
+/// the action, and mirrors of `next_sibling` / `next_same` of the event's first
+/// [`HOT_NODES`] nodes (a walk on a later node reads the node itself).
+#[derive(Clone, Copy, Debug)]
+struct SiblingLinks {
+    action: ActionId,
+    comps: [CompId; HOT_NODES],
+    next_sibling: [EventId; HOT_NODES],
+    next_same: [EventId; HOT_NODES],
+}
+
+/// What [`Unfolding::compatible`] last found out about an event: an event of C it
+/// conflicts with (the answer stays "no" while that event is in C), or the number of
+/// pushes + 1 at a time it was compatible (the answer stays "yes" while C only shrinks).
+#[derive(Clone, Copy, Debug)]
+struct CompatMemo {
+    conflicts_with: EventId,
+    compatible_at: u64,
+}
+
+impl CompatMemo {
+    const UNKNOWN: CompatMemo = CompatMemo {
+        conflicts_with: NONE,
+        compatible_at: 0,
+    };
+}
+
+/// What an event's own nodes say about its compatibility with C.
+enum NodesVerdict {
+    /// Every predecessor is max_k(C): the event is enabled at C.
+    Compatible,
+    /// The event conflicts with this event of C.
+    ConflictsWith(EventId),
+    /// Some predecessor lies outside C: the summaries must be compared.
+    Unknown,
+}
 
 impl Event {
     fn node(&self, c: CompId) -> Option<&Node> {
@@ -139,6 +188,16 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     tries: Tries,
     // The current configuration.
     config: Vec<EventId>,
+    /// Per event id: its position in C's push order, or `NOT_IN_CONFIG` (a dense array:
+    /// the compatibility tests read it for many events).
+    config_index: Vec<u32>,
+    /// Per event id: what the last compatibility test found (ids are reused only after a
+    /// prune, which forgets everything).
+    compat_memo: Vec<Cell<CompatMemo>>,
+    /// Per event id: its sibling links for the immediate-conflict walk.
+    links: Vec<SiblingLinks>,
+    /// Pushes so far.
+    pushes: u64,
     config_summaries: Vec<Summary>,
     maxima: Vec<EventId>,
     state: Vec<Local>,
@@ -187,6 +246,10 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             roots: vec![NONE; n],
             tries: Tries::new(n),
             config: Vec::new(),
+            config_index: Vec::new(),
+            compat_memo: Vec::new(),
+            links: Vec::new(),
+            pushes: 0,
             config_summaries: vec![Summary::EMPTY],
             maxima: vec![NONE; n],
             reps: HashTable::new(),
@@ -271,6 +334,35 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         dx <= dy && self.ancestor_at(y, c, dx) == x
     }
 
+    /// Whether C ∪ [e] is a configuration, for e ∉ C, when e's own nodes tell: on a
+    /// component k of e, C's k-events are one root path; if e's predecessor on k is ⊥ or
+    /// in C but is not max_k(C), C goes on from it through another child, which conflicts
+    /// with e (and so does max_k(C), its witness); if every predecessor is max_k(C), e is
+    /// enabled at C.
+    fn compatible_by_nodes(&self, e: EventId) -> NodesVerdict {
+        let mut outside = false;
+        for n in &self.ev(e).nodes {
+            let m = self.maxima[n.comp.index()];
+            if n.pred == m {
+                continue;
+            }
+            if n.pred.is_none() || self.config_pos(n.pred) != NOT_IN_CONFIG {
+                return NodesVerdict::ConflictsWith(m);
+            }
+            outside = true;
+        }
+        if outside {
+            NodesVerdict::Unknown
+        } else {
+            NodesVerdict::Compatible
+        }
+    }
+
+    /// Position of `e` in C's push order, or `NOT_IN_CONFIG`.
+    fn config_pos(&self, e: EventId) -> u32 {
+        self.config_index[e.index()]
+    }
+
     fn comparable(&self, x: EventId, y: EventId, c: CompId) -> bool {
         self.is_ancestor(x, y, c) || self.is_ancestor(y, x, c)
     }
@@ -340,12 +432,20 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                     cutoff: false,
                     fault: false,
                     pinned: false,
-                    config_index: NOT_IN_CONFIG,
                     mark: 0,
+                });
+                self.config_index.push(NOT_IN_CONFIG);
+                self.compat_memo.push(Cell::new(CompatMemo::UNKNOWN));
+                self.links.push(SiblingLinks {
+                    action: step.action,
+                    comps: [CompId(u32::MAX); HOT_NODES],
+                    next_sibling: [NONE; HOT_NODES],
+                    next_same: [NONE; HOT_NODES],
                 });
                 EventId(self.events.len() as u32 - 1)
             }
         };
+        self.compat_memo[id.index()].set(CompatMemo::UNKNOWN);
         let home = step.touched[0];
         let mut nodes: SmallVec<[Node; 3]> = SmallVec::with_capacity(preds.len());
         let mut level = 1;
@@ -407,7 +507,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         for n in &nodes {
             if !n.prev_same.is_none() {
                 let k = self.events[n.prev_same.index()].node_index(n.comp).unwrap();
-                self.events[n.prev_same.index()].nodes[k].next_same = id;
+                self.set_next_same(n.prev_same, k, id);
                 if !n.next_same.is_none() {
                     let k = self.events[n.next_same.index()].node_index(n.comp).unwrap();
                     self.events[n.next_same.index()].nodes[k].prev_same = id;
@@ -426,6 +526,14 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             }
         }
         {
+            let l = &mut self.links[id.index()];
+            l.action = step.action;
+            l.comps = [CompId(u32::MAX); HOT_NODES];
+            for (k, n) in nodes.iter().take(HOT_NODES).enumerate() {
+                l.comps[k] = n.comp;
+                l.next_sibling[k] = n.next_sibling;
+                l.next_same[k] = n.next_same;
+            }
             let e = &mut self.events[id.index()];
             e.action = step.action;
             e.nodes = nodes;
@@ -434,7 +542,6 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             e.cutoff = false;
             e.fault = false;
             e.pinned = false;
-            e.config_index = NOT_IN_CONFIG;
         }
         // The summary: the predecessors' summaries merged (keeping the deeper event per
         // component; they are comparable because the history is consistent), then e
@@ -642,7 +749,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             }
             let preds: SmallVec<[EventId; 8]> = assign.iter().map(|p| p.unwrap_or(NONE)).collect();
             if let Some(e) = self.event(step, &preds)? {
-                if self.ev(e).config_index == NOT_IN_CONFIG {
+                if self.config_pos(e) == NOT_IN_CONFIG {
                     *found += 1;
                 }
             }
@@ -660,7 +767,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         let must_be_new = rest.is_empty() && !have_new;
         let mut candidates: SmallVec<[EventId; 16]> = SmallVec::new();
         for &x in chain {
-            if (self.node(x, c).depth as i64) < low || (must_be_new && self.ev(x).config_index < new_from) {
+            if (self.node(x, c).depth as i64) < low || (must_be_new && self.config_pos(x) < new_from) {
                 break;
             }
             candidates.push(x);
@@ -687,7 +794,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             if !consistent {
                 continue;
             }
-            let new = !z.is_none() && self.ev(z).config_index >= new_from;
+            let new = !z.is_none() && self.config_pos(z) >= new_from;
             assign[at] = Some(z);
             self.search_preds(step, assign, rest, chains, new_from, have_new || new, found)?;
             assign[at] = None;
@@ -714,6 +821,35 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         self.ev(e).size
     }
 
+    /// Sets `next_sibling` of the `k`-th node of `x`, and its mirror.
+    fn set_next_sibling(&mut self, x: EventId, k: usize, v: EventId) {
+        self.events[x.index()].nodes[k].next_sibling = v;
+        if k < HOT_NODES {
+            self.links[x.index()].next_sibling[k] = v;
+        }
+    }
+
+    /// Sets `next_same` of the `k`-th node of `x`, and its mirror.
+    fn set_next_same(&mut self, x: EventId, k: usize, v: EventId) {
+        self.events[x.index()].nodes[k].next_same = v;
+        if k < HOT_NODES {
+            self.links[x.index()].next_same[k] = v;
+        }
+    }
+
+    /// `(action, next_sibling, next_same)` of `x` on component `c`, from the mirror when
+    /// it has the node.
+    fn sibling_links(&self, x: EventId, c: CompId) -> (ActionId, EventId, EventId) {
+        let l = &self.links[x.index()];
+        for k in 0..HOT_NODES {
+            if l.comps[k] == c {
+                return (l.action, l.next_sibling[k], l.next_same[k]);
+            }
+        }
+        let n = self.node(x, c);
+        (l.action, n.next_sibling, n.next_same)
+    }
+
     fn free_event(&mut self, e: EventId) {
         let nodes = std::mem::take(&mut self.events[e.index()].nodes);
         for n in &nodes {
@@ -723,7 +859,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             if !n.prev_same.is_none() {
                 // Inside a run: only the run's chain changes.
                 if let Some(k) = self.events[n.prev_same.index()].node_index(n.comp) {
-                    self.events[n.prev_same.index()].nodes[k].next_same = n.next_same;
+                    self.set_next_same(n.prev_same, k, n.next_same);
                 }
                 if !n.next_same.is_none() {
                     if let Some(k) = self.events[n.next_same.index()].node_index(n.comp) {
@@ -738,14 +874,14 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                 if let Some(k) = self.events[n.next_same.index()].node_index(n.comp) {
                     let y = &mut self.events[n.next_same.index()].nodes[k];
                     y.prev_same = NONE;
-                    y.next_sibling = n.next_sibling;
                     y.prev_sibling = n.prev_sibling;
+                    self.set_next_sibling(n.next_same, k, n.next_sibling);
                     successor = n.next_same;
                 }
             }
             if !n.prev_sibling.is_none() {
                 if let Some(k) = self.events[n.prev_sibling.index()].node_index(n.comp) {
-                    self.events[n.prev_sibling.index()].nodes[k].next_sibling = successor;
+                    self.set_next_sibling(n.prev_sibling, k, successor);
                 }
             } else if n.pred.is_none() {
                 self.roots[n.comp.index()] = successor;
@@ -845,7 +981,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
                         "this system cannot list its anchored steps, which the unfolding needs",
                     )));
                 }
-                let x_new = !x.is_none() && self.ev(x).config_index >= new_from;
+                let x_new = !x.is_none() && self.config_pos(x) >= new_from;
                 for step in &anchored {
                     let Some(ai) = step.touched.iter().position(|&d| d == c) else {
                         continue;
@@ -857,7 +993,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
                             *d != c
                                 && chains[d.index()]
                                     .first()
-                                    .is_some_and(|&t| self.ev(t).config_index >= new_from)
+                                    .is_some_and(|&t| self.config_pos(t) >= new_from)
                         })
                     {
                         continue;
@@ -891,7 +1027,8 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             self.maxima[n.comp.index()] = e;
             self.state[n.comp.index()] = n.post;
         }
-        self.events[e.index()].config_index = self.config.len() as u32;
+        self.config_index[e.index()] = self.config.len() as u32;
+        self.pushes += 1;
         self.config.push(e);
     }
 
@@ -910,7 +1047,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             self.maxima[c.index()] = p;
             self.state[c.index()] = self.post_on(p, c);
         }
-        self.events[e.index()].config_index = NOT_IN_CONFIG;
+        self.config_index[e.index()] = NOT_IN_CONFIG;
         e
     }
 
@@ -919,27 +1056,86 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
     }
 
     fn in_config(&self, e: EventId) -> bool {
-        self.ev(e).config_index != NOT_IN_CONFIG
+        self.config_pos(e) != NOT_IN_CONFIG
     }
 
     fn is_enabled(&self, e: EventId) -> bool {
         let ev = self.ev(e);
-        ev.config_index == NOT_IN_CONFIG && ev.nodes.iter().all(|n| self.maxima[n.comp.index()] == n.pred)
+        self.config_pos(e) == NOT_IN_CONFIG && ev.nodes.iter().all(|n| self.maxima[n.comp.index()] == n.pred)
     }
 
     fn compatible(&self, e: EventId) -> bool {
-        let top = *self.config_summaries.last().unwrap();
-        !self
-            .tries
-            .diff(self.ev(e).summary, top, &mut |c, x, y| match (x, y) {
-                (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
-                _ => false,
-            })
+        if self.config_pos(e) != NOT_IN_CONFIG {
+            return true;
+        }
+        let memo = &self.compat_memo[e.index()];
+        let known = memo.get();
+        if !known.conflicts_with.is_none() && self.config_pos(known.conflicts_with) != NOT_IN_CONFIG {
+            return false;
+        }
+        if known.compatible_at == self.pushes + 1 {
+            return true;
+        }
+        let witness = match self.compatible_by_nodes(e) {
+            NodesVerdict::Compatible => NONE,
+            NodesVerdict::ConflictsWith(w) => w,
+            NodesVerdict::Unknown => {
+                let top = *self.config_summaries.last().unwrap();
+                let mut witness = NONE;
+                self.tries
+                    .diff(self.ev(e).summary, top, &mut |c, x, y| match (x, y) {
+                        // x = max_c([e]), y = max_c(C). If x ∈ C, both are on C's c-chain.
+                        // Otherwise x ≤ y is impossible (C is causally closed), so only y ≤ x
+                        // is left; if that fails too, y is the witness.
+                        (Some(x), Some(y)) => {
+                            let conflict = self.config_index[x as usize] == NOT_IN_CONFIG
+                                && !self.is_ancestor(EventId(y), EventId(x), c);
+                            if conflict {
+                                witness = EventId(y);
+                            }
+                            conflict
+                        }
+                        _ => false,
+                    });
+                witness
+            }
+        };
+        if witness.is_none() {
+            memo.set(CompatMemo {
+                conflicts_with: NONE,
+                compatible_at: self.pushes + 1,
+            });
+            true
+        } else {
+            memo.set(CompatMemo {
+                conflicts_with: witness,
+                compatible_at: 0,
+            });
+            false
+        }
     }
 
     fn conflict(&self, a: EventId, b: EventId) -> bool {
         if a == b {
             return false;
+        }
+        // Quick answer: two children of one node (or two roots) of a tree conflict.
+        {
+            let (na, nb) = (&self.ev(a).nodes, &self.ev(b).nodes);
+            let (mut i, mut j) = (0, 0);
+            while i < na.len() && j < nb.len() {
+                match na[i].comp.cmp(&nb[j].comp) {
+                    Ordering::Less => i += 1,
+                    Ordering::Greater => j += 1,
+                    Ordering::Equal => {
+                        if na[i].pred == nb[j].pred {
+                            return true;
+                        }
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
         }
         self.tries.diff(
             self.ev(a).summary,
@@ -977,16 +1173,16 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
                 self.node(n.pred, n.comp).first_child
             };
             while !x.is_none() {
-                let head = self.node(x, n.comp);
-                if self.ev(x).action != action {
+                let (x_action, next_sibling, next_same) = self.sibling_links(x, n.comp);
+                if x_action != action {
                     out.push(x);
-                    let mut y = head.next_same;
+                    let mut y = next_same;
                     while !y.is_none() {
                         out.push(y);
-                        y = self.node(y, n.comp).next_same;
+                        y = self.sibling_links(y, n.comp).2;
                     }
                 }
-                x = head.next_sibling;
+                x = next_sibling;
             }
         }
         if self.ev(e).nodes.len() > 1 {
@@ -998,7 +1194,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         let start = out.len();
         let mut found = Vec::new();
         self.walk_history(e, |u, x| {
-            if u.ev(x).config_index == NOT_IN_CONFIG {
+            if u.config_pos(x) == NOT_IN_CONFIG {
                 found.push(x);
             }
         });
@@ -1027,6 +1223,10 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
     }
 
     fn prune(&mut self, keep: &[EventId]) {
+        // Freed ids will be reused: forget what the memos say about any id.
+        for m in &self.compat_memo {
+            m.set(CompatMemo::UNKNOWN);
+        }
         self.generation = self.generation.wrapping_add(1);
         let g = self.generation;
         let mut stack: Vec<EventId> = keep.to_vec();

@@ -402,16 +402,9 @@ impl Tries {
         if a == b {
             return false;
         }
-        let sa = if a == 0 {
-            [0; FANOUT]
-        } else {
-            self.nodes[a as usize].slots
-        };
-        let sb = if b == 0 {
-            [0; FANOUT]
-        } else {
-            self.nodes[b as usize].slots
-        };
+        // Node 0 is the empty trie: its slots are all empty.
+        let sa = &self.nodes[a as usize].slots;
+        let sb = &self.nodes[b as usize].slots;
         let leaf = level + 1 == self.levels;
         for i in 0..FANOUT {
             if sa[i] == sb[i] {
