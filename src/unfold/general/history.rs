@@ -1,9 +1,9 @@
-//! Persistent sets of event ids: the local configurations [e] of the general backend and
+//! Persistent sets of event ids: the local configurations \[e\] of the general backend and
 //! its current configuration C, as 16-ary tries of 64-bit words with shared subtrees.
 //!
-//! [e] is the union of the histories of the producers of e's preset, plus e. Building it
+//! \[e\] is the union of the histories of the producers of e's preset, plus e. Building it
 //! copies only the trie paths that change, so a new event costs a few nodes, not a copy of
-//! its history; causality a ≤ b is one lookup of a in [b]; and walks over [a] \ [b] (for
+//! its history; causality a ≤ b is one lookup of a in \[b\]; and walks over \[a\] \ \[b\] (for
 //! conflict and compatibility tests) skip every subtree the two sets share.
 //!
 //! A root carries its height. A node of height 0 is a word holding ids 64·w … 64·w + 63;
@@ -13,7 +13,7 @@
 //!
 //! Every node caches the number of ids below it and the wrapping sum of a caller-supplied
 //! weight per id (for the general backend: each event's change of the marking hash), so
-//! |[e]| and the hash of Mark([e]) come with the root.
+//! |\[e\]| and the hash of Mark(\[e\]) come with the root.
 //!
 //! # Invariants
 //! - Nodes are immutable once built; slot 0 means empty, otherwise it is the index of a

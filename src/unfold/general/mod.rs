@@ -22,7 +22,7 @@
 //!   as the co-set is, and the event limit is checked there. cex(C) may have exponentially
 //!   many events (one per satisfying assignment on the Theorem 4.3 nets), and the limit
 //!   must stop the search before the co-sets pile up, so memory follows the events made.
-//! - **Cutoffs** (McMillan or ERV): when e is created, Mark([e]) is looked up in a table of
+//! - **Cutoffs** (McMillan or ERV): when e is created, Mark(\[e\]) is looked up in a table of
 //!   markings of the local configurations discovered so far (the keys are kept by value,
 //!   so pruning never invalidates them); e is a cutoff iff a representative is strictly
 //!   smaller in the adequate order; a strictly larger one is replaced by e. Conditions
@@ -431,7 +431,7 @@ impl GeneralUnfolding {
         id
     }
 
-    /// Mark([e]) − m0, by walking [e].
+    /// Mark(\[e\]) − m0, by walking \[e\].
     fn marking_delta(&mut self, e: EventId) -> MarkingDelta {
         let mut delta = std::mem::take(&mut self.delta);
         let mut touched = std::mem::take(&mut self.touched);
@@ -446,7 +446,7 @@ impl GeneralUnfolding {
         out
     }
 
-    /// The ERV shape of [e]: (Foata level, transition) of each of its events.
+    /// The ERV shape of \[e\]: (Foata level, transition) of each of its events.
     fn shape(&self, e: EventId) -> HistoryShape {
         let mut shape = HistoryShape::default();
         self.hists.for_each(self.ev(e).hist, &mut |x| {
@@ -469,7 +469,7 @@ impl GeneralUnfolding {
         self.reps.insert_unique(hash, i, |&r| data[r as usize].hash);
     }
 
-    /// Whether e is a cutoff: a representative of Mark([e]) is strictly smaller; a strictly
+    /// Whether e is a cutoff: a representative of Mark(\[e\]) is strictly smaller; a strictly
     /// larger one gives way to e.
     fn decide_cutoff(&mut self, e: EventId) -> bool {
         let hist = self.ev(e).hist;
@@ -560,7 +560,7 @@ impl GeneralUnfolding {
             .map(|(i, _)| EventId(i as u32))
     }
 
-    /// |[e]|.
+    /// |\[e\]|.
     pub fn history_size(&self, e: EventId) -> u32 {
         self.hists.size(self.ev(e).hist)
     }

@@ -6,8 +6,8 @@
 //! component it touches — for a program, a thread tree and a lock tree, Dpu's layout; for
 //! a net with one component per place, one tree per place.
 //! - Causality a ≤ b: take a component c of a; a ≤ b iff a is an ancestor-or-self of
-//!   max_c([b]) in c's tree (an O(log n) level-ancestor query with jump pointers).
-//! - Conflict a # b: some component has maxima in [a] and [b] on different branches of its
+//!   max_c(\[b\]) in c's tree (an O(log n) level-ancestor query with jump pointers).
+//! - Conflict a # b: some component has maxima in \[a\] and \[b\] on different branches of its
 //!   tree. Summaries ([`summary`]) let the test skip the shared part of two histories.
 //! - Immediate conflicts of e are among its siblings in its trees.
 //! - cex(C) is found by a generalisation of the paper's `cexp`: for every anchor component c
@@ -79,11 +79,11 @@ struct Event {
     action: ActionId,
     nodes: SmallVec<[Node; 3]>,
     summary: Summary,
-    /// |[e]|.
+    /// |\[e\]|.
     size: u32,
-    /// Foata level of e in [e] (1 for minimal events).
+    /// Foata level of e in \[e\] (1 for minimal events).
     level: u32,
-    /// Hash of state([e]) (as a sum of per-component deltas from the initial state).
+    /// Hash of state(\[e\]) (as a sum of per-component deltas from the initial state).
     state_hash: u64,
     alive: bool,
     cutoff: bool,
@@ -295,7 +295,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         }
     }
 
-    /// max_c([e]), NONE if [e] has no event on c.
+    /// max_c(\[e\]), NONE if \[e\] has no event on c.
     fn max_in_history(&self, e: EventId, c: CompId) -> EventId {
         if e.is_none() {
             return NONE;
@@ -334,7 +334,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         dx <= dy && self.ancestor_at(y, c, dx) == x
     }
 
-    /// Whether C ∪ [e] is a configuration, for e ∉ C, when e's own nodes tell: on a
+    /// Whether C ∪ \[e\] is a configuration, for e ∉ C, when e's own nodes tell: on a
     /// component k of e, C's k-events are one root path; if e's predecessor on k is ⊥ or
     /// in C but is not max_k(C), C goes on from it through another child, which conflicts
     /// with e (and so does max_k(C), its witness); if every predecessor is max_k(C), e is
@@ -612,7 +612,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         ev.cutoff || ev.fault
     }
 
-    /// Whether state([a]) = state([b]) (NONE is the empty configuration).
+    /// Whether state(\[a\]) = state(\[b\]) (NONE is the empty configuration).
     fn same_state(&self, a: EventId, b: EventId) -> bool {
         let sa = if a.is_none() {
             Summary::EMPTY
@@ -635,7 +635,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         })
     }
 
-    /// The ERV shape of [e]: every event's Foata level and action.
+    /// The ERV shape of \[e\]: every event's Foata level and action.
     fn shape(&mut self, e: EventId) -> HistoryShape {
         let mut shape = HistoryShape::default();
         if e.is_none() {
@@ -647,7 +647,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         shape
     }
 
-    /// Calls `f` on every event of [e] (in no particular order), with an explicit stack.
+    /// Calls `f` on every event of \[e\] (in no particular order), with an explicit stack.
     fn walk_history(&mut self, e: EventId, mut f: impl FnMut(&Self, EventId)) {
         self.generation = self.generation.wrapping_add(1);
         let g = self.generation;
@@ -665,7 +665,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         }
     }
 
-    /// `Less` when [a] ◁ [b] in the configured order.
+    /// `Less` when \[a\] ◁ \[b\] in the configured order.
     fn order(&mut self, a: EventId, b: EventId) -> Ordering {
         let sa = if a.is_none() { 0 } else { self.ev(a).size };
         let sb = if b.is_none() { 0 } else { self.ev(b).size };
@@ -816,7 +816,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         self.ev(e).nodes.iter().map(|n| (n.comp, n.pred))
     }
 
-    /// |[e]|.
+    /// |\[e\]|.
     pub fn history_size(&self, e: EventId) -> u32 {
         self.ev(e).size
     }

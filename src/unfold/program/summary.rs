@@ -1,5 +1,5 @@
-//! Persistent history summaries: for an event e, the map c ↦ max_c([e]) from each component
-//! touched by the local configuration [e] to the last event of [e] on that component
+//! Persistent history summaries: for an event e, the map c ↦ max_c(\[e\]) from each component
+//! touched by the local configuration \[e\] to the last event of \[e\] on that component
 //! (Dpu's `cone` and `lockmax`, generalised to any number of components).
 //!
 //! A summary is a 16-ary trie keyed by [`CompId`], stored in a shared arena with reference
@@ -10,8 +10,8 @@
 //! (conflict, compatibility, equal states) skips what the two histories have in common.
 //!
 //! Every node caches two sums over its leaves, supplied by the caller's weight function:
-//! a state-hash delta and a size count. A root's sums give the hash of state([e]) and
-//! |[e]| without walking the history.
+//! a state-hash delta and a size count. A root's sums give the hash of state(\[e\]) and
+//! |\[e\]| without walking the history.
 //!
 //! # Invariants
 //! - A node's `refs` counts the nodes and external holders pointing at it; when it drops to
