@@ -333,15 +333,12 @@ fn optimal_combination<U: Unfolding + ?Sized>(
             let Some(t) = next else {
                 return Some(true);
             };
-            if alive[t] == 0 {
-                descend = false;
-                let Some(f) = frames.last() else {
-                    return Some(false);
-                };
-                undo(&mut trail, f.mark, &mut removed, &mut alive, &mut justified);
-                chosen.pop();
-                continue;
-            }
+            // Spikes start non-empty and a choice that empties an unjustified one is undone
+            // at once, so every spike left to decide has a candidate.
+            debug_assert!(
+                alive[t] > 0,
+                "[qpor internal bug] an empty spike survived a choice"
+            );
             frames.push(Frame {
                 spike: t,
                 next: start[t],
