@@ -128,11 +128,11 @@ pub fn alternative<U: Unfolding + ?Sized>(
     scratch.spikes.resize_with(selected.len(), Vec::new);
     for (i, &x) in selected.iter().enumerate() {
         scratch.buf.clear();
-        unf.immediate_conflicts(x, &mut scratch.buf);
+        unf.compatible_immediate_conflicts(x, &mut scratch.buf);
         let spike = &mut scratch.spikes[i];
         spike.clear();
         for &c in &scratch.buf {
-            if in_d.contains(&c) || !unf.compatible(c) {
+            if in_d.contains(&c) {
                 continue;
             }
             // For k-partial alternatives the unselected D-events get no spike, so J must

@@ -138,6 +138,23 @@ pub trait Unfolding {
     /// Appends to `out` a superset of the events of U in immediate conflict with `e`, all
     /// of them in conflict with `e` (its siblings in the component trees).
     fn immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>);
+    /// Appends to `out`, sorted and without repeats, the events of
+    /// [`Unfolding::immediate_conflicts`] that are [`Unfolding::compatible`] with C: the
+    /// candidates of Alt's spike for `e`. A backend may pass over candidates it can tell
+    /// incompatible as a group, without testing each.
+    fn compatible_immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>) {
+        let start = out.len();
+        self.immediate_conflicts(e, out);
+        sort_dedup_from(out, start);
+        let mut kept = start;
+        for i in start..out.len() {
+            if self.compatible(out[i]) {
+                out[kept] = out[i];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
     /// Appends to `out` the events of \[e\] \ C, causes before effects.
     fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>);
     /// Whether `e` is a cutoff event.

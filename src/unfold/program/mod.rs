@@ -27,6 +27,8 @@
 //! - An event's nodes are sorted by component; `nodes[i].pred` is the event's predecessor
 //!   on `nodes[i].comp`, and the predecessor's own node for that component has the event in
 //!   its child list (or the event is in the component's root list).
+//! - After its head, every run of same-action children is sorted by `run_key`, deepest
+//!   first (Alt's spike filter leaves a run at its first member too shallow for C).
 //! - A live event's predecessors are live (histories are causally closed), so freeing
 //!   never leaves a dangling predecessor.
 //! - `maxima[c]` is the last event of C on c; `state[c]` its post local state on c.
@@ -63,6 +65,7 @@ struct Node {
     /// list `first_child` / `next_sibling` / `prev_sibling` (the others have NONE
     /// there), and a run is chained by `next_same` / `prev_same` from its head. cex creates
     /// many same-action variants under one node; immediate conflicts skip them by run.
+    /// After its head, a run is sorted by [`run_key`], deepest first.
     first_child: EventId,
     next_sibling: EventId,
     prev_sibling: EventId,
@@ -100,14 +103,30 @@ const HOT_NODES: usize = 3;
 
 /// The part of an event's tree links that the immediate-conflict walk reads, kept in a
 /// dense array beside the events so that the walk touches one small record per sibling:
-/// the action, and mirrors of `next_sibling` / `next_same` of the event's first
-/// [`HOT_NODES`] nodes (a walk on a later node reads the node itself).
+/// the action, and mirrors of `next_sibling` / `next_same` / [`run_key`] of the event's
+/// first [`HOT_NODES`] nodes (a walk on a later node reads the nodes themselves).
 #[derive(Clone, Copy, Debug)]
 struct SiblingLinks {
     action: ActionId,
     comps: [CompId; HOT_NODES],
     next_sibling: [EventId; HOT_NODES],
     next_same: [EventId; HOT_NODES],
+    run_key: [u32; HOT_NODES],
+}
+
+/// The key that orders the runs an event's `k`-th node belongs to: the event's depth on
+/// its first *other* component (`nodes[0]`, or `nodes[1]` for k = 0), which all events of
+/// a run touch since they share the action; `u32::MAX` for an event of one component.
+///
+/// Why: a run member x whose key is at most depth(max(C)) on that component has its
+/// predecessor there strictly above C's maximum — in C but not its maximum, or off C's
+/// chain — so C ∪ \[x\] is not a configuration. Sorted deepest first, the rest of a run is
+/// incompatible with C from the first such member on, and Alt's spike filter stops there.
+fn run_key(nodes: &[Node], k: usize) -> u32 {
+    match nodes.len() {
+        1 => u32::MAX,
+        _ => nodes[(k == 0) as usize].depth,
+    }
 }
 
 /// What [`Unfolding::compatible`] last found out about an event: an event of C it
@@ -441,6 +460,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                     comps: [CompId(u32::MAX); HOT_NODES],
                     next_sibling: [NONE; HOT_NODES],
                     next_same: [NONE; HOT_NODES],
+                    run_key: [u32::MAX; HOT_NODES],
                 });
                 EventId(self.events.len() as u32 - 1)
             }
@@ -474,6 +494,24 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                 };
                 (pn.depth + 1, j, pn.home_count + (c == home) as u32)
             };
+            nodes.push(Node {
+                comp: c,
+                pred: p,
+                depth,
+                jump,
+                first_child: NONE,
+                next_sibling: NONE,
+                prev_sibling: NONE,
+                next_same: NONE,
+                prev_same: NONE,
+                post: after[i],
+                home_count,
+            });
+        }
+        // Places in the trees: at the head of the child list, or in the run of the action,
+        // after its head, in key order.
+        for k in 0..nodes.len() {
+            let (c, p) = (nodes[k].comp, nodes[k].pred);
             let head = if p.is_none() {
                 self.roots[c.index()]
             } else {
@@ -484,24 +522,19 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             while !run.is_none() && self.ev(run).action != step.action {
                 run = self.node(run, c).next_sibling;
             }
-            let (next_sibling, prev_same, next_same) = if run.is_none() {
-                (head, NONE, NONE)
-            } else {
-                (NONE, run, self.node(run, c).next_same)
-            };
-            nodes.push(Node {
-                comp: c,
-                pred: p,
-                depth,
-                jump,
-                first_child: NONE,
-                next_sibling,
-                prev_sibling: NONE,
-                next_same,
-                prev_same,
-                post: after[i],
-                home_count,
-            });
+            if run.is_none() {
+                nodes[k].next_sibling = head;
+                continue;
+            }
+            let key = run_key(&nodes, k);
+            let mut prev = run;
+            let mut next = self.sibling_links(run, c).2;
+            while !next.is_none() && self.run_key_on(next, c) > key {
+                prev = next;
+                next = self.sibling_links(next, c).2;
+            }
+            nodes[k].prev_same = prev;
+            nodes[k].next_same = next;
         }
         // Link into the parents' child lists (or the roots), or into the run of the action.
         for n in &nodes {
@@ -533,6 +566,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
                 l.comps[k] = n.comp;
                 l.next_sibling[k] = n.next_sibling;
                 l.next_same[k] = n.next_same;
+                l.run_key[k] = run_key(&nodes, k);
             }
             let e = &mut self.events[id.index()];
             e.action = step.action;
@@ -848,6 +882,18 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         }
         let n = self.node(x, c);
         (l.action, n.next_sibling, n.next_same)
+    }
+
+    /// [`run_key`] of `x`'s node on component `c`, from the mirror when it has the node.
+    fn run_key_on(&self, x: EventId, c: CompId) -> u32 {
+        let l = &self.links[x.index()];
+        for k in 0..HOT_NODES {
+            if l.comps[k] == c {
+                return l.run_key[k];
+            }
+        }
+        let ev = self.ev(x);
+        run_key(&ev.nodes, ev.node_index(c).unwrap())
     }
 
     fn free_event(&mut self, e: EventId) {
@@ -1187,6 +1233,62 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         }
         if self.ev(e).nodes.len() > 1 {
             super::sort_dedup_from(out, start);
+        }
+    }
+
+    fn compatible_immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>) {
+        // The walk of `immediate_conflicts`, leaving a run at its first member whose key
+        // says it is incompatible with C (`run_key`). That needs the run to have no member
+        // in C, which holds when e's predecessor is C's maximum on the component (none of
+        // its children is in C) — always so for Alt, which asks about events enabled at C.
+        let start = out.len();
+        let ev = self.ev(e);
+        let action = ev.action;
+        for n in &ev.nodes {
+            let c = n.comp;
+            let mut x = if n.pred.is_none() {
+                self.roots[c.index()]
+            } else {
+                self.node(n.pred, c).first_child
+            };
+            let may_skip = self.maxima[c.index()] == n.pred;
+            while !x.is_none() {
+                let (x_action, next_sibling, next_same) = self.sibling_links(x, c);
+                if x_action != action {
+                    if self.compatible(x) {
+                        out.push(x);
+                    }
+                    // Members whose key is below this are incompatible with C.
+                    let mut threshold = 0;
+                    let xe = self.ev(x);
+                    if may_skip && !next_same.is_none() && xe.nodes.len() > 1 {
+                        let at = xe.node_index(c).unwrap();
+                        let key_comp = xe.nodes[(at == 0) as usize].comp;
+                        threshold = (self.depth_on(self.maxima[key_comp.index()], key_comp) + 1) as u32;
+                    }
+                    let mut y = next_same;
+                    while !y.is_none() && self.run_key_on(y, c) >= threshold {
+                        if self.compatible(y) {
+                            out.push(y);
+                        }
+                        y = self.sibling_links(y, c).2;
+                    }
+                }
+                x = next_sibling;
+            }
+        }
+        super::sort_dedup_from(out, start);
+        #[cfg(debug_assertions)]
+        {
+            let mut all = Vec::new();
+            self.immediate_conflicts(e, &mut all);
+            super::sort_dedup_from(&mut all, 0);
+            all.retain(|&x| self.compatible(x));
+            debug_assert_eq!(
+                &out[start..],
+                &all[..],
+                "[qpor internal bug] a run skipped a compatible event"
+            );
         }
     }
 
