@@ -716,7 +716,12 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
     fn decide_cutoff(&mut self, e: EventId) {
         let hash = self.ev(e).state_hash;
         let mut found = None;
-        let candidates: Vec<Representative> = self.reps.iter().filter(|r| r.hash == hash).copied().collect();
+        let candidates: SmallVec<[Representative; 4]> = self
+            .reps
+            .iter_hash(hash)
+            .filter(|r| r.hash == hash)
+            .copied()
+            .collect();
         for r in candidates {
             if self.same_state(r.event, e) {
                 found = Some(r);
