@@ -3,6 +3,12 @@
 //! alternative mode and both cutoff orders; on acyclic models without cutoffs, the number of
 //! maximal configurations equals a brute-force count of Mazurkiewicz traces, for every k,
 //! and the optimal mode has no sleep-set-blocked leaf.
+//!
+//! Sizes: nets of 2–8 places and 1–12 transitions (safe-like, weighted, acyclic), tables
+//! of 2–5 components and 1–12 actions. About a third of the cyclic nets are unbounded or
+//! have more than 5 000 states and are skipped (the oracle does not finish); 97 % of the
+//! acyclic ones have at most 5 000 runs and get their traces counted (measured on 600
+//! cases per property).
 
 mod net_support;
 
@@ -189,21 +195,21 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
-    fn safe_like_cyclic_nets_agree_with_the_oracle(spec in random_net(2..=6, 1..=7, false, 1, 1)) {
+    fn safe_like_cyclic_nets_agree_with_the_oracle(spec in random_net(2..=8, 1..=12, false, 1, 1)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         compare_with_oracle(&sys, &format!("{spec:?}"));
     }
 
     #[test]
-    fn weighted_cyclic_nets_agree_with_the_oracle(spec in random_net(2..=6, 1..=7, false, 2, 2)) {
+    fn weighted_cyclic_nets_agree_with_the_oracle(spec in random_net(2..=8, 1..=12, false, 2, 2)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         compare_with_oracle(&sys, &format!("{spec:?}"));
     }
 
     #[test]
-    fn acyclic_nets_agree_and_count_traces(spec in random_net(2..=6, 1..=7, true, 2, 2)) {
+    fn acyclic_nets_agree_and_count_traces(spec in random_net(2..=8, 1..=12, true, 2, 2)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         compare_with_oracle(&sys, &format!("{spec:?}"));
@@ -224,7 +230,7 @@ proptest! {
     }
 }
 
-/// A random component system given by tables: each action touches 1–3 of up to 4
+/// A random component system given by tables: each action touches 1–3 of up to 5
 /// components with local states 0..4 and maps some combinations of their local states to
 /// new ones (jointly, not component by component, unlike nets).
 /// Local states of the touched components before and after.
@@ -237,7 +243,7 @@ struct TableSpec {
 }
 
 fn table_spec(acyclic: bool) -> impl Strategy<Value = TableSpec> {
-    (2usize..=4, 1usize..=5).prop_flat_map(move |(nc, na)| {
+    (2usize..=5, 1usize..=12).prop_flat_map(move |(nc, na)| {
         let action = (prop::collection::btree_set(0..nc, 1..=3.min(nc)), 1usize..=3).prop_flat_map(
             move |(comps, rows)| {
                 let k = comps.len();

@@ -804,8 +804,14 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             }
         }
         let must_be_new = rest.is_empty() && !have_new;
+        // Nor may z's history hold later events on the components already chosen. Down
+        // the chain histories shrink, so the consistent candidates are a suffix of it:
+        // a binary search skips the rest, which on a long configuration is most of the
+        // chain (a lock request far down a thread would otherwise test every later
+        // access of its mutex, quadratic in the length of C).
+        let first = chain.partition_point(|&z| !self.consistent_with(z, step, assign));
         let mut candidates: SmallVec<[EventId; 16]> = SmallVec::new();
-        for &x in chain {
+        for &x in &chain[first..] {
             if (self.node(x, c).depth as i64) < low || (must_be_new && self.config_pos(x) < new_from) {
                 break;
             }
@@ -815,22 +821,11 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             candidates.push(NONE);
         }
         for z in candidates {
+            debug_assert!(self.consistent_with(z, step, assign));
             if !z.is_none() && self.blocked(z) {
                 continue;
             }
             if !self.sys.may_enable(step, at, self.post_on(z, c)) {
-                continue;
-            }
-            // Nor may z's history hold later events on the components already chosen.
-            let consistent = z.is_none()
-                || assign.iter().enumerate().all(|(j, p)| match p {
-                    None => true,
-                    Some(p) => {
-                        let cj = step.touched[j];
-                        self.depth_on(self.max_in_history(z, cj), cj) <= self.depth_on(*p, cj)
-                    }
-                });
-            if !consistent {
                 continue;
             }
             let new = !z.is_none() && self.config_pos(z) >= new_from;
@@ -839,6 +834,19 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             assign[at] = None;
         }
         Ok(())
+    }
+
+    /// Whether `z`'s history holds no later event than the chosen predecessor on any
+    /// component of `step` already assigned.
+    fn consistent_with(&self, z: EventId, step: &Step, assign: &[Option<EventId>]) -> bool {
+        z.is_none()
+            || assign.iter().enumerate().all(|(j, p)| match p {
+                None => true,
+                Some(p) => {
+                    let cj = step.touched[j];
+                    self.depth_on(self.max_in_history(z, cj), cj) <= self.depth_on(*p, cj)
+                }
+            })
     }
 
     /// Iteration over the live events, for export and tests.
