@@ -2,9 +2,12 @@
 //! per run, so that peak memory is the run's own), printed as a Markdown table beside
 //! Dpu's published numbers (`shared/research/dpu.md` §6.2).
 //!
-//! `cargo bench --bench table1` runs every row whose Dpu time is at most a minute, with
-//! k = 1, 2, 3 and optimal alternatives and `--cutoff none` (as the paper). Environment:
-//! - `QPOR_TABLE1_ROWS=quick` only the smallest row of each family;
+//! `cargo bench --bench table1` runs the rows up to Disp(5,4), Mpat(6), MPC(4,5), Pi(8) and
+//! Pol(12,3), with k = 1, 2, 3 and optimal alternatives and `--cutoff none` (as the paper).
+//! Environment:
+//! - `QPOR_TABLE1_ROWS=quick` only the smallest row of each family; `all` also the rows
+//!   Dpu could not finish in 8 minutes, or only just (Disp(5,5), Disp(5,6), Mpat(7),
+//!   Mpat(8), MPC(5,5));
 //! - `QPOR_TABLE1_MODES=optimal,3` the alternative modes to run (default `1,2,3,optimal`);
 //! - `QPOR_TABLE1_TIMEOUT=S` the time limit of one run (default 120 s).
 
@@ -17,36 +20,55 @@ struct Row {
     name: &'static str,
     model: &'static str,
     params: &'static [(&'static str, i64)],
-    configs: u64,
-    events: u64,
+    /// Maximal configurations (the paper's, Nidhugg's or K!·2^K for Mpat; None: unknown).
+    configs: Option<u64>,
+    /// Dpu's distinct events (None: unknown).
+    events: Option<u64>,
     /// Dpu's SSBs at k = 1, 2, 3 (None: not run or timeout).
     dpu_ssbs: [Option<u64>; 3],
-    /// Dpu's optimal-mode time in seconds and peak memory in MB.
-    dpu_optimal: (f64, u64),
-    quick: bool,
+    /// Dpu's optimal-mode time in seconds (None: timeout after 8 minutes) and peak memory
+    /// in MB.
+    dpu_optimal: (Option<f64>, u64),
+    size: Size,
+}
+
+/// Which runs of the bench include a row.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Size {
+    /// Every run, `QPOR_TABLE1_ROWS=quick` included.
+    Quick,
+    /// Every run but the quick one.
+    Normal,
+    /// Only `QPOR_TABLE1_ROWS=all`.
+    Large,
 }
 
 #[rustfmt::skip]
 const ROWS: &[Row] = &[
-    Row { name: "Disp(5,2)", model: "dispatcher", params: &[("S", 5), ("R", 2)], configs: 137, events: 1603, dpu_ssbs: [Some(1039), Some(43), Some(0)], dpu_optimal: (0.41, 36), quick: true },
-    Row { name: "Disp(5,3)", model: "dispatcher", params: &[("S", 5), ("R", 3)], configs: 1482, events: 17594, dpu_ssbs: [Some(11167), Some(595), Some(1)], dpu_optimal: (0.89, 36), quick: false },
-    Row { name: "Disp(5,4)", model: "dispatcher", params: &[("S", 5), ("R", 4)], configs: 15282, events: 185330, dpu_ssbs: [Some(105971), Some(6353), Some(213)], dpu_optimal: (7.51, 84), quick: false },
-    Row { name: "Mpat(4)", model: "mpat", params: &[("K", 4)], configs: 384, events: 3822, dpu_ssbs: [Some(0), None, None], dpu_optimal: (0.51, 36), quick: true },
-    Row { name: "Mpat(5)", model: "mpat", params: &[("K", 5)], configs: 3840, events: 38017, dpu_ssbs: [Some(0), None, None], dpu_optimal: (2.33, 36), quick: false },
-    Row { name: "Mpat(6)", model: "mpat", params: &[("K", 6)], configs: 46080, events: 455876, dpu_ssbs: [Some(0), None, None], dpu_optimal: (62.7, 210), quick: false },
-    Row { name: "MPC(2,5)", model: "multiprodcon", params: &[("P", 2), ("W", 5)], configs: 60, events: 397, dpu_ssbs: [Some(560), Some(0), None], dpu_optimal: (0.38, 37), quick: true },
-    Row { name: "MPC(3,5)", model: "multiprodcon", params: &[("P", 3), ("W", 5)], configs: 2958, events: 7832, dpu_ssbs: [Some(50664), Some(2578), Some(0)], dpu_optimal: (1.64, 37), quick: false },
-    Row { name: "MPC(4,5)", model: "multiprodcon", params: &[("P", 4), ("W", 5)], configs: 314064, events: 578835, dpu_ssbs: [None, None, Some(29597)], dpu_optimal: (257.5, 234), quick: false },
-    Row { name: "Pi(5)", model: "pi", params: &[("T", 5)], configs: 120, events: 1623, dpu_ssbs: [Some(0), None, None], dpu_optimal: (0.46, 38), quick: true },
-    Row { name: "Pi(6)", model: "pi", params: &[("T", 6)], configs: 720, events: 10221, dpu_ssbs: [Some(0), None, None], dpu_optimal: (0.77, 37), quick: false },
-    Row { name: "Pi(7)", model: "pi", params: &[("T", 7)], configs: 5040, events: 75113, dpu_ssbs: [Some(0), None, None], dpu_optimal: (3.65, 43), quick: false },
-    Row { name: "Pi(8)", model: "pi", params: &[("T", 8)], configs: 40320, events: 629787, dpu_ssbs: [Some(0), None, None], dpu_optimal: (40.6, 240), quick: false },
-    Row { name: "Pol(7,3)", model: "poke", params: &[("N", 7), ("K", 3)], configs: 2440, events: 51317, dpu_ssbs: [Some(72022), Some(1271), Some(6)], dpu_optimal: (1.88, 37), quick: true },
-    Row { name: "Pol(8,3)", model: "poke", params: &[("N", 8), ("K", 3)], configs: 3700, events: 82819, dpu_ssbs: [Some(214737), Some(2771), Some(10)], dpu_optimal: (2.82, 51), quick: false },
-    Row { name: "Pol(9,3)", model: "poke", params: &[("N", 9), ("K", 3)], configs: 5332, events: 126755, dpu_ssbs: [Some(592219), Some(4659), Some(15)], dpu_optimal: (4.02, 71), quick: false },
-    Row { name: "Pol(10,3)", model: "poke", params: &[("N", 10), ("K", 3)], configs: 7384, events: 185975, dpu_ssbs: [None, Some(8518), Some(21)], dpu_optimal: (5.37, 97), quick: false },
-    Row { name: "Pol(11,3)", model: "poke", params: &[("N", 11), ("K", 3)], configs: 9904, events: 263617, dpu_ssbs: [None, Some(12461), Some(28)], dpu_optimal: (9.91, 135), quick: false },
-    Row { name: "Pol(12,3)", model: "poke", params: &[("N", 12), ("K", 3)], configs: 12940, events: 363107, dpu_ssbs: [None, Some(20441), Some(36)], dpu_optimal: (12.4, 180), quick: false },
+    Row { name: "Disp(5,2)", model: "dispatcher", params: &[("S", 5), ("R", 2)], configs: Some(137), events: Some(1603), dpu_ssbs: [Some(1039), Some(43), Some(0)], dpu_optimal: (Some(0.41), 36), size: Size::Quick },
+    Row { name: "Disp(5,3)", model: "dispatcher", params: &[("S", 5), ("R", 3)], configs: Some(1482), events: Some(17594), dpu_ssbs: [Some(11167), Some(595), Some(1)], dpu_optimal: (Some(0.89), 36), size: Size::Normal },
+    Row { name: "Disp(5,4)", model: "dispatcher", params: &[("S", 5), ("R", 4)], configs: Some(15282), events: Some(185330), dpu_ssbs: [Some(105971), Some(6353), Some(213)], dpu_optimal: (Some(7.51), 84), size: Size::Normal },
+    Row { name: "Disp(5,5)", model: "dispatcher", params: &[("S", 5), ("R", 5)], configs: Some(151032), events: Some(1869116), dpu_ssbs: [None, Some(53658), Some(2378)], dpu_optimal: (Some(232.7), 714), size: Size::Large },
+    Row { name: "Disp(5,6)", model: "dispatcher", params: &[("S", 5), ("R", 6)], configs: None, events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 1056), size: Size::Large },
+    Row { name: "Mpat(4)", model: "mpat", params: &[("K", 4)], configs: Some(384), events: Some(3822), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.51), 36), size: Size::Quick },
+    Row { name: "Mpat(5)", model: "mpat", params: &[("K", 5)], configs: Some(3840), events: Some(38017), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(2.33), 36), size: Size::Normal },
+    Row { name: "Mpat(6)", model: "mpat", params: &[("K", 6)], configs: Some(46080), events: Some(455876), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(62.7), 210), size: Size::Normal },
+    Row { name: "Mpat(7)", model: "mpat", params: &[("K", 7)], configs: Some(645120), events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 701), size: Size::Large },
+    Row { name: "Mpat(8)", model: "mpat", params: &[("K", 8)], configs: Some(10321920), events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 0), size: Size::Large },
+    Row { name: "MPC(2,5)", model: "multiprodcon", params: &[("P", 2), ("W", 5)], configs: Some(60), events: Some(397), dpu_ssbs: [Some(560), Some(0), None], dpu_optimal: (Some(0.38), 37), size: Size::Quick },
+    Row { name: "MPC(3,5)", model: "multiprodcon", params: &[("P", 3), ("W", 5)], configs: Some(2958), events: Some(7832), dpu_ssbs: [Some(50664), Some(2578), Some(0)], dpu_optimal: (Some(1.64), 37), size: Size::Normal },
+    Row { name: "MPC(4,5)", model: "multiprodcon", params: &[("P", 4), ("W", 5)], configs: Some(314064), events: Some(578835), dpu_ssbs: [None, None, Some(29597)], dpu_optimal: (Some(257.5), 234), size: Size::Normal },
+    Row { name: "MPC(5,5)", model: "multiprodcon", params: &[("P", 5), ("W", 5)], configs: None, events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 820), size: Size::Large },
+    Row { name: "Pi(5)", model: "pi", params: &[("T", 5)], configs: Some(120), events: Some(1623), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.46), 38), size: Size::Quick },
+    Row { name: "Pi(6)", model: "pi", params: &[("T", 6)], configs: Some(720), events: Some(10221), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.77), 37), size: Size::Normal },
+    Row { name: "Pi(7)", model: "pi", params: &[("T", 7)], configs: Some(5040), events: Some(75113), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(3.65), 43), size: Size::Normal },
+    Row { name: "Pi(8)", model: "pi", params: &[("T", 8)], configs: Some(40320), events: Some(629787), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(40.6), 240), size: Size::Normal },
+    Row { name: "Pol(7,3)", model: "poke", params: &[("N", 7), ("K", 3)], configs: Some(2440), events: Some(51317), dpu_ssbs: [Some(72022), Some(1271), Some(6)], dpu_optimal: (Some(1.88), 37), size: Size::Quick },
+    Row { name: "Pol(8,3)", model: "poke", params: &[("N", 8), ("K", 3)], configs: Some(3700), events: Some(82819), dpu_ssbs: [Some(214737), Some(2771), Some(10)], dpu_optimal: (Some(2.82), 51), size: Size::Normal },
+    Row { name: "Pol(9,3)", model: "poke", params: &[("N", 9), ("K", 3)], configs: Some(5332), events: Some(126755), dpu_ssbs: [Some(592219), Some(4659), Some(15)], dpu_optimal: (Some(4.02), 71), size: Size::Normal },
+    Row { name: "Pol(10,3)", model: "poke", params: &[("N", 10), ("K", 3)], configs: Some(7384), events: Some(185975), dpu_ssbs: [None, Some(8518), Some(21)], dpu_optimal: (Some(5.37), 97), size: Size::Normal },
+    Row { name: "Pol(11,3)", model: "poke", params: &[("N", 11), ("K", 3)], configs: Some(9904), events: Some(263617), dpu_ssbs: [None, Some(12461), Some(28)], dpu_optimal: (Some(9.91), 135), size: Size::Normal },
+    Row { name: "Pol(12,3)", model: "poke", params: &[("N", 12), ("K", 3)], configs: Some(12940), events: Some(363107), dpu_ssbs: [None, Some(20441), Some(36)], dpu_optimal: (Some(12.4), 180), size: Size::Normal },
 ];
 
 fn run(row: &Row, mode: &str, timeout: u64) -> Run {
@@ -73,7 +95,12 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let quick = std::env::var("QPOR_TABLE1_ROWS").is_ok_and(|v| v == "quick");
+    let rows = std::env::var("QPOR_TABLE1_ROWS").unwrap_or_default();
+    let wanted = |size: Size| match rows.as_str() {
+        "quick" => size == Size::Quick,
+        "all" => true,
+        _ => size != Size::Large,
+    };
     let modes: Vec<String> = std::env::var("QPOR_TABLE1_MODES")
         .unwrap_or_else(|_| "1,2,3,optimal".into())
         .split(',')
@@ -84,8 +111,7 @@ fn main() {
     println!("| row | max-confs (paper) | events (paper) | mode | SSBs (Dpu) | qpor s | Dpu optimal s | qpor MB | Dpu MB |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for row in ROWS {
-        if (quick && !row.quick)
-            || (!filter.is_empty() && !filter.iter().any(|f| row.name.contains(f.as_str())))
+        if !wanted(row.size) || (!filter.is_empty() && !filter.iter().any(|f| row.name.contains(f.as_str())))
         {
             continue;
         }
@@ -95,11 +121,22 @@ fn main() {
                 Ok(k @ 1..=3) => row.dpu_ssbs[k - 1].map_or("–".to_string(), |s| s.to_string()),
                 _ => "0".to_string(),
             };
+            let paper = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
             let (configs, events) = if r.verdict == "inconclusive" {
-                ("timeout".to_string(), "–".to_string())
+                (
+                    format!(
+                        "timeout: {} ({})",
+                        r.stat("max_configurations"),
+                        paper(row.configs)
+                    ),
+                    format!("– ({})", paper(row.events)),
+                )
             } else {
                 let (c, e) = (r.stat("max_configurations"), r.stat("events"));
-                (format!("{c} ({})", row.configs), format!("{e} ({})", row.events))
+                (
+                    format!("{c} ({})", paper(row.configs)),
+                    format!("{e} ({})", paper(row.events)),
+                )
             };
             let optimal = mode == "optimal";
             println!(
@@ -112,22 +149,21 @@ fn main() {
                 },
                 r.stat("ssbs"),
                 r.seconds,
-                if optimal {
-                    format!("{:.2}", row.dpu_optimal.0)
-                } else {
-                    "".into()
+                match (optimal, row.dpu_optimal.0) {
+                    (false, _) => "".to_string(),
+                    (true, Some(t)) => format!("{t:.2}"),
+                    (true, None) => "TO (480)".to_string(),
                 },
                 r.rss_mb,
-                if optimal {
-                    row.dpu_optimal.1.to_string()
-                } else {
-                    "".into()
+                match (optimal, row.dpu_optimal.1) {
+                    (false, _) | (true, 0) => "".to_string(),
+                    (true, mb) => mb.to_string(),
                 },
             );
-            if r.verdict != "inconclusive" {
+            if let (false, Some(expected)) = (r.verdict == "inconclusive", row.configs) {
                 assert_eq!(
                     r.stat("max_configurations"),
-                    row.configs,
+                    expected,
                     "{} {mode}: maximal configurations",
                     row.name
                 );
