@@ -6,9 +6,11 @@
 use crate::qpor::AltMode;
 use crate::system::model::{Model, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
-use crate::system::{DeadKind, ModelError, System};
+use crate::system::{ActionId, DeadKind, ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::{Backend, Unfolding};
+use hashbrown::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Which engine explores the model.
@@ -140,13 +142,34 @@ impl Verdict {
     }
 }
 
-/// One step of a witness.
+/// One step of a witness. The names are shared between the steps of all witnesses of a
+/// run (see [`StepNames`]): with `--all` a run can report tens of thousands of findings
+/// with millions of steps, and a string per step made those most of its memory.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct WitnessStep {
     /// The action's name (a transition name, a program statement).
-    pub action: String,
+    pub action: Arc<str>,
     /// The component executing it (a process), if the model has owners.
-    pub owner: Option<String>,
+    pub owner: Option<Arc<str>>,
+}
+
+/// The witness step of each action, named once per run.
+#[derive(Default)]
+pub struct StepNames {
+    steps: HashMap<ActionId, WitnessStep>,
+}
+
+impl StepNames {
+    /// The step for action `a` of `sys`.
+    pub fn step<S: System + ?Sized>(&mut self, sys: &S, a: ActionId) -> WitnessStep {
+        self.steps
+            .entry(a)
+            .or_insert_with(|| WitnessStep {
+                action: sys.action_name(a).into(),
+                owner: sys.action_owner(a).map(|c| sys.component_name(c).into()),
+            })
+            .clone()
+    }
 }
 
 /// A firing sequence from the initial state.
@@ -159,7 +182,7 @@ pub struct Witness {
 impl Witness {
     /// The action names, in order.
     pub fn actions(&self) -> Vec<&str> {
-        self.steps.iter().map(|s| s.action.as_str()).collect()
+        self.steps.iter().map(|s| &*s.action).collect()
     }
 }
 

@@ -208,7 +208,12 @@ fn fault_of(text: &str) -> (String, Vec<(String, String)>) {
         .witness
         .steps
         .iter()
-        .map(|s| (s.owner.clone().unwrap_or_default(), s.action.clone()))
+        .map(|s| {
+            (
+                s.owner.as_deref().unwrap_or_default().to_string(),
+                s.action.to_string(),
+            )
+        })
         .collect();
     (f.message.clone().unwrap_or_default(), steps)
 }

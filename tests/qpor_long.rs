@@ -66,7 +66,7 @@ fn deadlocks_after_long_runs_are_found_on_a_small_stack() {
     assert!(witness.steps.len() as i64 <= 2 * n + 1);
     let last = witness.steps.last().unwrap();
     assert_eq!(
-        (last.owner.as_deref(), last.action.as_str()),
+        (last.owner.as_deref(), &*last.action),
         (Some("main"), "lock m at 5:25")
     );
     assert!(report.stats.get("max_depth").unwrap() >= 2 * n as u64);

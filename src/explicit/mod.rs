@@ -14,7 +14,7 @@
 pub mod store;
 
 use crate::check::{
-    CheckOptions, Finding, FindingKind, Observer, Progress, Report, Stats, Verdict, Witness, WitnessStep,
+    CheckOptions, Finding, FindingKind, Observer, Progress, Report, Stats, StepNames, Verdict, Witness,
 };
 use crate::system::{classify_dead, ActionId, Local, ModelError, Step, System};
 use std::time::Instant;
@@ -41,6 +41,7 @@ pub fn check<S: System + ?Sized>(
         store: StateStore::new(sys.num_components()),
         parent: Vec::new(),
         via: Vec::new(),
+        names: StepNames::default(),
     };
     let mut findings: Vec<(FindingKind, u32, Option<String>)> = Vec::new();
     let mut inconclusive = None;
@@ -205,6 +206,7 @@ struct Search<'s, S: System + ?Sized> {
     store: StateStore,
     parent: Vec<u32>,
     via: Vec<ActionId>,
+    names: StepNames,
 }
 
 impl<S: System + ?Sized> Search<'_, S> {
@@ -218,7 +220,7 @@ impl<S: System + ?Sized> Search<'_, S> {
     }
 
     /// The path from the initial state to `id`, as named steps.
-    fn witness(&self, id: u32) -> Result<Witness, ModelError> {
+    fn witness(&mut self, id: u32) -> Result<Witness, ModelError> {
         let mut chain = Vec::new();
         let mut at = id;
         while self.parent[at as usize] != NO_PARENT {
@@ -227,13 +229,7 @@ impl<S: System + ?Sized> Search<'_, S> {
         }
         chain.reverse();
         Ok(Witness {
-            steps: chain
-                .into_iter()
-                .map(|a| WitnessStep {
-                    action: self.sys.action_name(a),
-                    owner: self.sys.action_owner(a).map(|c| self.sys.component_name(c)),
-                })
-                .collect(),
+            steps: chain.into_iter().map(|a| self.names.step(self.sys, a)).collect(),
         })
     }
 }

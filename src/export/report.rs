@@ -89,7 +89,7 @@ fn write_witness(s: &mut String, w: &Witness, opts: TextOptions) {
                 .steps
                 .iter()
                 .filter(|st| st.owner.as_deref().unwrap_or("-") == o)
-                .map(|st| st.action.as_str())
+                .map(|st| &*st.action)
                 .collect();
             let _ = writeln!(s, "    {o}: {}", trace.join("; "));
         }
@@ -111,7 +111,12 @@ pub fn stats_text(engine: &str, stats: &Stats) -> String {
 }
 
 fn witness_json(w: &Witness) -> Value {
-    Value::Array(w.steps.iter().map(|s| Value::String(s.action.clone())).collect())
+    Value::Array(
+        w.steps
+            .iter()
+            .map(|s| Value::String(s.action.to_string()))
+            .collect(),
+    )
 }
 
 fn finding_json(f: &Finding) -> Value {
@@ -129,7 +134,11 @@ fn finding_json(f: &Finding) -> Value {
                 f.witness
                     .steps
                     .iter()
-                    .map(|s| s.owner.clone().map(Value::String).unwrap_or(Value::Null))
+                    .map(|s| {
+                        s.owner
+                            .as_deref()
+                            .map_or(Value::Null, |o| Value::String(o.to_string()))
+                    })
                     .collect(),
             ),
         );

@@ -28,7 +28,7 @@
 //! - leaves = maximal configurations + SSBs; in optimal mode there is no SSB.
 
 use super::alt::{alternative, AltMode, AltScratch, AltStats};
-use crate::check::{Finding, FindingKind, Observer, Progress, Witness, WitnessStep};
+use crate::check::{Finding, FindingKind, Observer, Progress, StepNames, Witness};
 use crate::system::{classify_dead, DeadKind, Local, System};
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
 use hashbrown::HashSet;
@@ -140,6 +140,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
     let mut scratch = AltScratch::default();
     scratch.set_deadline(opts.time_limit.map(|limit| start + limit));
     let mut seen_states: HashSet<Vec<Local>> = HashSet::new();
+    let mut names = StepNames::default();
     let mut steps = Vec::new();
     let mut iterations = 0u64;
     let mut last_progress = 0.0;
@@ -147,7 +148,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
     // C's prefix of this length had its cex added at an earlier leaf.
     let mut cex_done = 0usize;
 
-    if let Some(f) = fault_finding(sys, unf, unf.config_state()) {
+    if let Some(f) = fault_finding(sys, unf, unf.config_state(), &mut names) {
         out.findings.push(f);
         if !opts.all {
             out.unfolding = unf.stats();
@@ -238,7 +239,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                                     kind: kind.into(),
                                     state: sys.describe_state(&state),
                                     message: None,
-                                    witness: witness(sys, unf),
+                                    witness: witness(sys, unf, &mut names),
                                 });
                                 if kind == DeadKind::Deadlock && !opts.all {
                                     break 'outer;
@@ -278,7 +279,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
                 continue;
             }
             let state = unf.config_state();
-            if let Some(f) = fault_finding(sys, unf, state) {
+            if let Some(f) = fault_finding(sys, unf, state, &mut names) {
                 let key = state.to_vec();
                 if seen_states.insert(key) {
                     out.findings.push(f);
@@ -348,18 +349,12 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
 }
 
 /// The configuration C as a firing sequence.
-fn witness<U: Unfolding + ?Sized, S: System + ?Sized>(sys: &S, unf: &U) -> Witness {
+fn witness<U: Unfolding + ?Sized, S: System + ?Sized>(sys: &S, unf: &U, names: &mut StepNames) -> Witness {
     Witness {
         steps: unf
             .config()
             .iter()
-            .map(|&e| {
-                let a = unf.action(e);
-                WitnessStep {
-                    action: sys.action_name(a),
-                    owner: sys.action_owner(a).map(|c| sys.component_name(c)),
-                }
-            })
+            .map(|&e| names.step(sys, unf.action(e)))
             .collect(),
     }
 }
@@ -369,12 +364,13 @@ fn fault_finding<U: Unfolding + ?Sized, S: System + ?Sized>(
     sys: &S,
     unf: &U,
     state: &[Local],
+    names: &mut StepNames,
 ) -> Option<Finding> {
     let (c, msg) = crate::system::find_fault(sys, state)?;
     Some(Finding {
         kind: FindingKind::Fault,
         state: sys.describe_state(state),
         message: Some(format!("{}: {msg}", sys.component_name(c))),
-        witness: witness(sys, unf),
+        witness: witness(sys, unf, names),
     })
 }
