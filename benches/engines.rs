@@ -40,8 +40,9 @@ fn main() {
                 &[args.clone(), vec!["--engine".into(), "explicit".into()]].concat(),
             );
             let qpor = check(&path, &args);
-            // Without cutoffs the unfolding of a cyclic program is infinite: the first
-            // deadlock is still found, and a deadlock-free run ends at the event limit.
+            // Without cutoffs the unfolding of a cyclic program is infinite, and the
+            // depth-first exploration follows one infinite run to the event limit, deadlock
+            // or not: cutoffs are what make cyclic programs checkable.
             let none = check(
                 &path,
                 &[

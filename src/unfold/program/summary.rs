@@ -10,8 +10,10 @@
 //! (conflict, compatibility, equal states) skips what the two histories have in common.
 //!
 //! Fan-out 8 (56-byte nodes) measured smallest per event: against 16 (88 bytes) it saves
-//! 20–30 % on programs of 17–48 components (Pol(8,3): 260 → 180 bytes per event) at equal
-//! speed, and 4 needs too many levels (`cargo bench --bench summaries`, benches/README.md).
+//! 20–30 % on programs of 17–48 components (Pol(8,3): 260 → 180 bytes per event; peak
+//! memory 10–16 % lower), at the same speed on Pol and Disp but 5 % slower on Mpat(6) and
+//! 23 % on Pi(8), whose 10 components fit one 16-ary node; 4 needs too many levels
+//! (`cargo bench --bench summaries`, benches/README.md).
 //!
 //! Every node caches two sums over its leaves, supplied by the caller's weight function:
 //! a state-hash delta and a size count. A root's sums give the hash of state(\[e\]) and
