@@ -27,8 +27,8 @@ struct Row {
     /// Dpu's SSBs at k = 1, 2, 3 (None: not run or timeout).
     dpu_ssbs: [Option<u64>; 3],
     /// Dpu's optimal-mode time in seconds (None: timeout after 8 minutes) and peak memory
-    /// in MB.
-    dpu_optimal: (Option<f64>, u64),
+    /// in MB (None: not published).
+    dpu_optimal: (Option<f64>, Option<u64>),
     size: Size,
 }
 
@@ -45,30 +45,30 @@ enum Size {
 
 #[rustfmt::skip]
 const ROWS: &[Row] = &[
-    Row { name: "Disp(5,2)", model: "dispatcher", params: &[("S", 5), ("R", 2)], configs: Some(137), events: Some(1603), dpu_ssbs: [Some(1039), Some(43), Some(0)], dpu_optimal: (Some(0.41), 36), size: Size::Quick },
-    Row { name: "Disp(5,3)", model: "dispatcher", params: &[("S", 5), ("R", 3)], configs: Some(1482), events: Some(17594), dpu_ssbs: [Some(11167), Some(595), Some(1)], dpu_optimal: (Some(0.89), 36), size: Size::Normal },
-    Row { name: "Disp(5,4)", model: "dispatcher", params: &[("S", 5), ("R", 4)], configs: Some(15282), events: Some(185330), dpu_ssbs: [Some(105971), Some(6353), Some(213)], dpu_optimal: (Some(7.51), 84), size: Size::Normal },
-    Row { name: "Disp(5,5)", model: "dispatcher", params: &[("S", 5), ("R", 5)], configs: Some(151032), events: Some(1869116), dpu_ssbs: [None, Some(53658), Some(2378)], dpu_optimal: (Some(232.7), 714), size: Size::Large },
-    Row { name: "Disp(5,6)", model: "dispatcher", params: &[("S", 5), ("R", 6)], configs: None, events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 1056), size: Size::Large },
-    Row { name: "Mpat(4)", model: "mpat", params: &[("K", 4)], configs: Some(384), events: Some(3822), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.51), 36), size: Size::Quick },
-    Row { name: "Mpat(5)", model: "mpat", params: &[("K", 5)], configs: Some(3840), events: Some(38017), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(2.33), 36), size: Size::Normal },
-    Row { name: "Mpat(6)", model: "mpat", params: &[("K", 6)], configs: Some(46080), events: Some(455876), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(62.7), 210), size: Size::Normal },
-    Row { name: "Mpat(7)", model: "mpat", params: &[("K", 7)], configs: Some(645120), events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 701), size: Size::Large },
-    Row { name: "Mpat(8)", model: "mpat", params: &[("K", 8)], configs: Some(10321920), events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 0), size: Size::Large },
-    Row { name: "MPC(2,5)", model: "multiprodcon", params: &[("P", 2), ("W", 5)], configs: Some(60), events: Some(397), dpu_ssbs: [Some(560), Some(0), None], dpu_optimal: (Some(0.38), 37), size: Size::Quick },
-    Row { name: "MPC(3,5)", model: "multiprodcon", params: &[("P", 3), ("W", 5)], configs: Some(2958), events: Some(7832), dpu_ssbs: [Some(50664), Some(2578), Some(0)], dpu_optimal: (Some(1.64), 37), size: Size::Normal },
-    Row { name: "MPC(4,5)", model: "multiprodcon", params: &[("P", 4), ("W", 5)], configs: Some(314064), events: Some(578835), dpu_ssbs: [None, None, Some(29597)], dpu_optimal: (Some(257.5), 234), size: Size::Normal },
-    Row { name: "MPC(5,5)", model: "multiprodcon", params: &[("P", 5), ("W", 5)], configs: None, events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, 820), size: Size::Large },
-    Row { name: "Pi(5)", model: "pi", params: &[("T", 5)], configs: Some(120), events: Some(1623), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.46), 38), size: Size::Quick },
-    Row { name: "Pi(6)", model: "pi", params: &[("T", 6)], configs: Some(720), events: Some(10221), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.77), 37), size: Size::Normal },
-    Row { name: "Pi(7)", model: "pi", params: &[("T", 7)], configs: Some(5040), events: Some(75113), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(3.65), 43), size: Size::Normal },
-    Row { name: "Pi(8)", model: "pi", params: &[("T", 8)], configs: Some(40320), events: Some(629787), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(40.6), 240), size: Size::Normal },
-    Row { name: "Pol(7,3)", model: "poke", params: &[("N", 7), ("K", 3)], configs: Some(2440), events: Some(51317), dpu_ssbs: [Some(72022), Some(1271), Some(6)], dpu_optimal: (Some(1.88), 37), size: Size::Quick },
-    Row { name: "Pol(8,3)", model: "poke", params: &[("N", 8), ("K", 3)], configs: Some(3700), events: Some(82819), dpu_ssbs: [Some(214737), Some(2771), Some(10)], dpu_optimal: (Some(2.82), 51), size: Size::Normal },
-    Row { name: "Pol(9,3)", model: "poke", params: &[("N", 9), ("K", 3)], configs: Some(5332), events: Some(126755), dpu_ssbs: [Some(592219), Some(4659), Some(15)], dpu_optimal: (Some(4.02), 71), size: Size::Normal },
-    Row { name: "Pol(10,3)", model: "poke", params: &[("N", 10), ("K", 3)], configs: Some(7384), events: Some(185975), dpu_ssbs: [None, Some(8518), Some(21)], dpu_optimal: (Some(5.37), 97), size: Size::Normal },
-    Row { name: "Pol(11,3)", model: "poke", params: &[("N", 11), ("K", 3)], configs: Some(9904), events: Some(263617), dpu_ssbs: [None, Some(12461), Some(28)], dpu_optimal: (Some(9.91), 135), size: Size::Normal },
-    Row { name: "Pol(12,3)", model: "poke", params: &[("N", 12), ("K", 3)], configs: Some(12940), events: Some(363107), dpu_ssbs: [None, Some(20441), Some(36)], dpu_optimal: (Some(12.4), 180), size: Size::Normal },
+    Row { name: "Disp(5,2)", model: "dispatcher", params: &[("S", 5), ("R", 2)], configs: Some(137), events: Some(1603), dpu_ssbs: [Some(1039), Some(43), Some(0)], dpu_optimal: (Some(0.41), Some(36)), size: Size::Quick },
+    Row { name: "Disp(5,3)", model: "dispatcher", params: &[("S", 5), ("R", 3)], configs: Some(1482), events: Some(17594), dpu_ssbs: [Some(11167), Some(595), Some(1)], dpu_optimal: (Some(0.89), Some(36)), size: Size::Normal },
+    Row { name: "Disp(5,4)", model: "dispatcher", params: &[("S", 5), ("R", 4)], configs: Some(15282), events: Some(185330), dpu_ssbs: [Some(105971), Some(6353), Some(213)], dpu_optimal: (Some(7.51), Some(84)), size: Size::Normal },
+    Row { name: "Disp(5,5)", model: "dispatcher", params: &[("S", 5), ("R", 5)], configs: Some(151032), events: Some(1869116), dpu_ssbs: [None, Some(53658), Some(2378)], dpu_optimal: (Some(232.7), Some(714)), size: Size::Large },
+    Row { name: "Disp(5,6)", model: "dispatcher", params: &[("S", 5), ("R", 6)], configs: None, events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, Some(1056)), size: Size::Large },
+    Row { name: "Mpat(4)", model: "mpat", params: &[("K", 4)], configs: Some(384), events: Some(3822), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.51), Some(36)), size: Size::Quick },
+    Row { name: "Mpat(5)", model: "mpat", params: &[("K", 5)], configs: Some(3840), events: Some(38017), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(2.33), Some(36)), size: Size::Normal },
+    Row { name: "Mpat(6)", model: "mpat", params: &[("K", 6)], configs: Some(46080), events: Some(455876), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(62.7), Some(210)), size: Size::Normal },
+    Row { name: "Mpat(7)", model: "mpat", params: &[("K", 7)], configs: Some(645120), events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, Some(701)), size: Size::Large },
+    Row { name: "Mpat(8)", model: "mpat", params: &[("K", 8)], configs: Some(10321920), events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, None), size: Size::Large },
+    Row { name: "MPC(2,5)", model: "multiprodcon", params: &[("P", 2), ("W", 5)], configs: Some(60), events: Some(397), dpu_ssbs: [Some(560), Some(0), None], dpu_optimal: (Some(0.38), Some(37)), size: Size::Quick },
+    Row { name: "MPC(3,5)", model: "multiprodcon", params: &[("P", 3), ("W", 5)], configs: Some(2958), events: Some(7832), dpu_ssbs: [Some(50664), Some(2578), Some(0)], dpu_optimal: (Some(1.64), Some(37)), size: Size::Normal },
+    Row { name: "MPC(4,5)", model: "multiprodcon", params: &[("P", 4), ("W", 5)], configs: Some(314064), events: Some(578835), dpu_ssbs: [None, None, Some(29597)], dpu_optimal: (Some(257.5), Some(234)), size: Size::Normal },
+    Row { name: "MPC(5,5)", model: "multiprodcon", params: &[("P", 5), ("W", 5)], configs: None, events: None, dpu_ssbs: [None, None, None], dpu_optimal: (None, Some(820)), size: Size::Large },
+    Row { name: "Pi(5)", model: "pi", params: &[("T", 5)], configs: Some(120), events: Some(1623), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.46), Some(38)), size: Size::Quick },
+    Row { name: "Pi(6)", model: "pi", params: &[("T", 6)], configs: Some(720), events: Some(10221), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(0.77), Some(37)), size: Size::Normal },
+    Row { name: "Pi(7)", model: "pi", params: &[("T", 7)], configs: Some(5040), events: Some(75113), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(3.65), Some(43)), size: Size::Normal },
+    Row { name: "Pi(8)", model: "pi", params: &[("T", 8)], configs: Some(40320), events: Some(629787), dpu_ssbs: [Some(0), None, None], dpu_optimal: (Some(40.6), Some(240)), size: Size::Normal },
+    Row { name: "Pol(7,3)", model: "poke", params: &[("N", 7), ("K", 3)], configs: Some(2440), events: Some(51317), dpu_ssbs: [Some(72022), Some(1271), Some(6)], dpu_optimal: (Some(1.88), Some(37)), size: Size::Quick },
+    Row { name: "Pol(8,3)", model: "poke", params: &[("N", 8), ("K", 3)], configs: Some(3700), events: Some(82819), dpu_ssbs: [Some(214737), Some(2771), Some(10)], dpu_optimal: (Some(2.82), Some(51)), size: Size::Normal },
+    Row { name: "Pol(9,3)", model: "poke", params: &[("N", 9), ("K", 3)], configs: Some(5332), events: Some(126755), dpu_ssbs: [Some(592219), Some(4659), Some(15)], dpu_optimal: (Some(4.02), Some(71)), size: Size::Normal },
+    Row { name: "Pol(10,3)", model: "poke", params: &[("N", 10), ("K", 3)], configs: Some(7384), events: Some(185975), dpu_ssbs: [None, Some(8518), Some(21)], dpu_optimal: (Some(5.37), Some(97)), size: Size::Normal },
+    Row { name: "Pol(11,3)", model: "poke", params: &[("N", 11), ("K", 3)], configs: Some(9904), events: Some(263617), dpu_ssbs: [None, Some(12461), Some(28)], dpu_optimal: (Some(9.91), Some(135)), size: Size::Normal },
+    Row { name: "Pol(12,3)", model: "poke", params: &[("N", 12), ("K", 3)], configs: Some(12940), events: Some(363107), dpu_ssbs: [None, Some(20441), Some(36)], dpu_optimal: (Some(12.4), Some(180)), size: Size::Normal },
 ];
 
 fn run(row: &Row, mode: &str, timeout: u64) -> Run {
@@ -156,8 +156,8 @@ fn main() {
                 },
                 r.rss_mb,
                 match (optimal, row.dpu_optimal.1) {
-                    (false, _) | (true, 0) => "".to_string(),
-                    (true, mb) => mb.to_string(),
+                    (true, Some(mb)) => mb.to_string(),
+                    _ => "".to_string(),
                 },
             );
             if let (false, Some(expected)) = (r.verdict == "inconclusive", row.configs) {
