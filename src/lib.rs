@@ -27,5 +27,6 @@ pub mod export;
 pub mod parse;
 pub mod qpor;
 pub mod reduce;
+pub mod source;
 pub mod system;
 pub mod unfold;

@@ -11,6 +11,8 @@ use crate::system::model::Model;
 use std::fmt;
 use std::path::Path;
 
+pub use crate::source::{pos_of_offset, Pos};
+
 /// The input formats qpor reads.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Format {
@@ -55,15 +57,6 @@ impl Format {
             Format::Proc => "proc",
         }
     }
-}
-
-/// A position in an input file (1-based line and column, in characters).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct Pos {
-    /// Line, from 1.
-    pub line: usize,
-    /// Column, from 1.
-    pub col: usize,
 }
 
 /// Bad input: where and what was expected.
@@ -215,18 +208,4 @@ pub fn load_str(
             })
         }
     }
-}
-
-/// The 1-based line and column of byte `offset` in `text` (columns count characters).
-pub fn pos_of_offset(text: &str, offset: usize) -> Pos {
-    let offset = offset.min(text.len());
-    let before = &text.as_bytes()[..offset];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map(|i| i + 1)
-        .unwrap_or(0);
-    let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
-    Pos { line, col }
 }

@@ -12,7 +12,7 @@
 //!   shared variable, so a process's own locals decide which components a statement touches.
 //! - Booleans are the integers 0 and 1.
 
-use crate::parse::Pos;
+use crate::source::Pos;
 use crate::system::CompId;
 
 /// Index of a local scalar slot in a process's locals vector.
