@@ -8,9 +8,9 @@
 //! variable); nets are cut into one component per place, where a history touches many
 //! components.
 
-use qpor::check::Silent;
+use qpor::engine::{Budget, Silent};
 use qpor::parse::{load, LoadOptions};
-use qpor::qpor::{explore, AltMode, NoTree, QporOptions};
+use qpor::qpor::{explore, AltMode, ExploreOptions, NoTree};
 use qpor::system::model::SystemOptions;
 use qpor::system::net::Decomposition;
 use qpor::unfold::cutoff::CutoffMode;
@@ -65,13 +65,13 @@ fn main() {
                 max_events: Some(2_000_000),
             },
         );
-        let qopts = QporOptions {
+        let qopts = ExploreOptions {
             alt: AltMode::Optimal,
             all: true,
-            time_limit: Some(Duration::from_secs(10)),
             no_prune: true,
         };
-        let out = explore(&mut unf, &*sys, &qopts, &mut Silent, &mut NoTree).unwrap();
+        let budget = Budget::new(Some(Duration::from_secs(10)));
+        let out = explore(&mut unf, &*sys, &qopts, &budget, &mut Silent, &mut NoTree).unwrap();
         let f = unf.summary_footprint();
         println!(
             "| {}{} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} |",

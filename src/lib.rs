@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod engine;
 pub mod explicit;
 pub mod export;
 pub mod parse;

@@ -107,7 +107,7 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
                 // run stopped after finding deadlocks says "deadlock" and lists only some:
                 // those must be real.
                 assert!(
-                    r.stopped.as_deref().is_some_and(|s| s.contains("limit")),
+                    r.stopped.is_some_and(|s| s.to_string().contains("limit")),
                     "{what}: {alt:?} {cutoff:?} inconclusive without reaching a limit"
                 );
                 assert!(
@@ -228,10 +228,7 @@ fn the_general_backend_finds_the_deadlock_of_the_lock_net_and_says_so() {
     let r = check_general(&net, &CheckOptions::default(), &mut Silent).unwrap();
     assert_eq!(r.verdict, Verdict::Deadlock);
     assert_eq!(r.witness().map(|w| w.steps.len()), Some(2));
-    assert!(r
-        .settings
-        .iter()
-        .any(|(k, v)| *k == "unfolding" && v == &serde_json::json!("general")));
+    assert_eq!(r.settings.unfolding, Some("general"));
     let out = build_general(&net, &PrefixOptions::default()).unwrap();
     // Cunf: 6 events, 14 conditions, 2 cutoffs (the two releases).
     assert_eq!(

@@ -2,7 +2,7 @@
 //! our own nets (answers computed by `models/generate.py`, an independent Python search)
 //! and the third-party nets (published verdicts and reachable-marking counts).
 
-use qpor::check::{check, CheckOptions, Engine, FindingKind, Silent, Verdict};
+use qpor::check::{check, CheckOptions, EngineChoice, FindingKind, Silent, Verdict};
 use qpor::parse::{load, LoadOptions};
 use qpor::system::model::{Model, SystemOptions};
 use qpor::system::net::Decomposition;
@@ -35,7 +35,7 @@ fn own_nets_match_the_independent_answers_in_both_formats() {
             let model = load_model(&path);
             let r = check(
                 &model,
-                &CheckOptions::default().engine(Engine::Explicit).all(true),
+                &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
                 &mut Silent,
             )
             .unwrap();
@@ -64,7 +64,7 @@ fn philosophers_deadlock_exactly_when_everyone_holds_a_fork() {
     let model = load_model("models/nets/philosophers-5.pnml");
     let r = check(
         &model,
-        &CheckOptions::default().engine(Engine::Explicit).all(true),
+        &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
         &mut Silent,
     )
     .unwrap();
@@ -94,7 +94,7 @@ fn the_acyclic_net_has_its_six_dead_markings() {
     let model = load_model("models/nets/acyclic-choices.ll_net");
     let r = check(
         &model,
-        &CheckOptions::default().engine(Engine::Explicit).all(true),
+        &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
         &mut Silent,
     )
     .unwrap();
@@ -142,7 +142,7 @@ fn classic_ll_nets_match_published_counts() {
         let model = load_model(&path);
         let r = check(
             &model,
-            &CheckOptions::default().engine(Engine::Explicit).all(true),
+            &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
             &mut Silent,
         )
         .unwrap();
@@ -207,7 +207,7 @@ fn small_mcc_nets_match_published_verdicts() {
         };
         for &d in cuts {
             let opts = CheckOptions {
-                engine: Engine::Explicit,
+                engine: EngineChoice::Explicit,
                 system: SystemOptions {
                     decomposition: Some(d),
                 },

@@ -2,7 +2,7 @@
 //! and, with `--all`, the same set of dead states, for every alternative mode and both
 //! cutoff orders (default parameters for programs).
 
-use qpor::check::{check, CheckOptions, Engine, FindingKind, Report, Silent, Verdict};
+use qpor::check::{check, CheckOptions, EngineChoice, FindingKind, Report, Silent, Verdict};
 use qpor::parse::{load, LoadOptions};
 use qpor::qpor::AltMode;
 use qpor::system::model::Model;
@@ -20,7 +20,7 @@ fn agree(path: &str, modes: &[AltMode]) {
         .model;
     let oracle = check(
         &model,
-        &CheckOptions::default().engine(Engine::Explicit).all(true),
+        &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
         &mut Silent,
     )
     .unwrap();
@@ -28,7 +28,7 @@ fn agree(path: &str, modes: &[AltMode]) {
     for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
         for &alt in modes {
             let opts = CheckOptions::default()
-                .engine(Engine::Qpor)
+                .engine(EngineChoice::Qpor)
                 .all(true)
                 .alt(alt)
                 .cutoff(cutoff);

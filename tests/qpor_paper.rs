@@ -2,7 +2,7 @@
 //! configurations = Mazurkiewicz traces, the same for every k, 0 SSBs in optimal mode; SSBs
 //! of ssbexp at k = 1 growing with K, none at k ≥ 2 (the paper's Fig. 1 claim).
 
-use qpor::check::{check, CheckOptions, Engine, Report, Silent, Verdict};
+use qpor::check::{check, CheckOptions, EngineChoice, Report, Silent, Verdict};
 use qpor::parse::{load, LoadOptions};
 use qpor::qpor::AltMode;
 use qpor::unfold::cutoff::CutoffMode;
@@ -16,7 +16,7 @@ fn run(model: &str, params: &[(&str, i64)], alt: AltMode) -> Report {
     let loaded =
         load(Path::new(&format!("models/proc/{model}.proc")), &opts).unwrap_or_else(|e| panic!("{e}"));
     let copts = CheckOptions::default()
-        .engine(Engine::Qpor)
+        .engine(EngineChoice::Qpor)
         .all(true)
         .alt(alt)
         .cutoff(CutoffMode::None);

@@ -1,14 +1,15 @@
 //! `qpor dot`: Graphviz pictures of a model, its prefix, its event structure or the QPOR
 //! exploration tree (the views of `qpor::export::dot`).
 
+use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
 use super::{load_model, ComponentsArg, FormatArg, ModelArgs};
 use clap::{Args, ValueEnum};
-use qpor::check::{check_qpor_with_tree, CheckOptions, Silent, Verdict};
+use qpor::engine::{Budget, Silent, Verdict};
 use qpor::export::dot::highlight::{deadlock_configuration, DeadlockSearch, MAX_SEARCHED_CONFIGURATIONS};
 use qpor::export::dot::tree::TreeRecorder;
 use qpor::export::dot::{net, pes, pes_file, prefix, system, tree, DotOptions, Highlight, Incomplete};
-use qpor::qpor::{AltMode, LeafKind};
-use qpor::system::model::Model;
+use qpor::qpor::{check_system, LeafKind, QporOptions};
+use qpor::system::model::{Model, SystemOptions};
 use qpor::system::System;
 use qpor::unfold::cutoff::CutoffMode;
 use qpor::unfold::prefix::{build_model, prefix_system_options, Prefix, PrefixOptions, PrefixOutcome};
@@ -61,15 +62,9 @@ pub struct DotArgs {
     /// net view of a program: explore at most N states to find its statements.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_states: usize,
-    /// tree: k-partial alternatives (comb of the k newest unjustified events; default 3).
-    #[arg(short = 'k', value_name = "N", conflicts_with_all = ["optimal", "sdpor"])]
-    k: Option<usize>,
-    /// tree: optimal alternatives (k = infinity).
-    #[arg(long, conflicts_with = "sdpor")]
-    optimal: bool,
-    /// tree: singleton alternatives, the SDPOR view of the paper.
-    #[arg(long)]
-    sdpor: bool,
+    /// tree: QPOR's alternatives.
+    #[command(flatten)]
+    alt: AltArgs,
     /// tree, prefix, pes: the adequate order deciding cutoff events, or none.
     #[arg(long, value_enum, default_value = "erv")]
     cutoff: CutoffArg,
@@ -97,32 +92,12 @@ enum PictureFormat {
     Png,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum UnfoldingArg {
-    Auto,
-    Program,
-    General,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum CutoffArg {
-    Erv,
-    Mcmillan,
-    None,
-}
-
 /// The event limit of the prefix builder for `--cutoff none` without `--max-events`: the
 /// unfolding of a cyclic model is infinite, so stop at a size still worth drawing.
 const MAX_EVENTS_WITHOUT_CUTOFFS: u64 = 100_000;
 
 /// Runs `qpor dot`; returns the exit status.
 pub fn run(a: DotArgs) -> Result<u8, String> {
-    let model_args = ModelArgs {
-        model: a.model.clone(),
-        format: a.input_format,
-        define: a.define.clone(),
-        components: a.components,
-    };
     if a.highlight.is_some() && !matches!(a.view, ViewArg::Prefix | ViewArg::Pes) {
         return Err("--highlight applies to --view prefix and --view pes only".into());
     }
@@ -132,28 +107,17 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
     if is_pes_file(&a.model) {
         return run_explicit_pes(&a);
     }
-    let alt = match (a.k, a.optimal, a.sdpor) {
-        (Some(0), _, _) => return Err("-k 0: k must be at least 1 (use --optimal for k = infinity)".into()),
-        (Some(k), _, _) => AltMode::KPartial(k),
-        (None, true, _) => AltMode::Optimal,
-        (None, _, true) => AltMode::Sdpor,
-        (None, false, false) => AltMode::default(),
-    };
-    let time_limit = match a.time_limit {
-        Some(s) if !(s.is_finite() && s > 0.0) => {
-            return Err(format!("--time-limit {s}: expected a positive number of seconds"))
-        }
-        Some(s) => Some(std::time::Duration::from_secs_f64(s)),
-        None => None,
-    };
-    let cutoff = match a.cutoff {
-        CutoffArg::Erv => CutoffMode::Erv,
-        CutoffArg::Mcmillan => CutoffMode::McMillan,
-        CutoffArg::None => CutoffMode::None,
+    // Bad options are refused whatever the view, before the model is read.
+    a.alt.mode()?;
+    args::time_limit(a.time_limit)?;
+    let model_args = ModelArgs {
+        model: a.model.clone(),
+        format: a.input_format,
+        define: a.define.clone(),
+        components: a.components,
     };
     let (loaded, system_opts) = load_model(&model_args)?;
     let shown = a.model.display().to_string();
-    let in_model = |e: String| format!("{shown}: {e}");
     let mut file_name = a
         .model
         .file_name()
@@ -163,118 +127,150 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
     for d in &a.define {
         file_name.push_str(&format!(" -D {}", d.trim()));
     }
+    let drawing = Drawing {
+        a: &a,
+        model: &loaded.model,
+        system_opts,
+        shown,
+        file_name,
+    };
     let mut opts = DotOptions {
         max_events: a.max_events,
         highlight: None,
-        title: Some(file_name.clone()),
+        title: Some(drawing.file_name.clone()),
         incomplete: None,
     };
     // Everything that can fail is computed before the output is opened, so a failure
     // leaves no half-written picture behind.
-    let picture: Picture = match a.view {
-        ViewArg::Net => match &loaded.model {
-            Model::Net(n) => Picture::Net(n),
-            Model::Program(_) => {
-                let sys = loaded
-                    .model
-                    .system(&system_opts)
-                    .map_err(|e| in_model(e.to_string()))?;
-                let sketch = system::sketch_system(&*sys, &file_name, a.max_states.max(1))
-                    .map_err(|e| in_model(e.to_string()))?;
-                Picture::System(sketch)
-            }
-        },
-        ViewArg::Prefix | ViewArg::Pes => {
-            let backend = match a.unfolding.unwrap_or(UnfoldingArg::Auto) {
-                UnfoldingArg::Auto => Backend::Auto,
-                UnfoldingArg::Program => Backend::Program,
-                UnfoldingArg::General => Backend::General,
-            };
-            let prefix_opts = PrefixOptions {
-                cutoff,
-                max_events: match a.max_events {
-                    Some(n) => Some(n as u64),
-                    None => (cutoff == CutoffMode::None).then_some(MAX_EVENTS_WITHOUT_CUTOFFS),
-                },
-                time_limit,
-                ..PrefixOptions::default()
-            };
-            let built = build_model(&loaded.model, backend, &system_opts, &prefix_opts)
-                .map_err(|e| in_model(e.to_string()))?;
-            opts.title = Some(format!(
-                "{file_name} ({} unfolding, cutoff {})",
-                built.backend,
-                cutoff.name()
-            ));
-            opts.incomplete = incompleteness(&built, &a);
-            if let Some(h) = &a.highlight {
-                // The system whose states and action ids the prefix's events refer to
-                // (for the general backend: the net with one component per place).
-                let replay = prefix_system_options(&loaded.model, backend, &system_opts);
-                let sys = loaded
-                    .model
-                    .system(&replay)
-                    .map_err(|e| in_model(e.to_string()))?;
-                opts.highlight = Some(parse_highlight(
-                    h,
-                    &built.prefix,
-                    opts.incomplete.is_some(),
-                    &*sys,
-                )?);
-            }
-            if a.view == ViewArg::Prefix {
-                Picture::Prefix(built.prefix)
-            } else {
-                Picture::Pes(built.prefix)
-            }
-        }
-        ViewArg::Tree => {
-            let sys = loaded
-                .model
-                .system(&system_opts)
-                .map_err(|e| in_model(e.to_string()))?;
-            let check_opts = CheckOptions {
-                system: system_opts,
-                alt,
-                cutoff,
-                all: a.all,
-                time_limit,
-                ..CheckOptions::default()
-            };
-            let mut recorder = TreeRecorder::new(a.max_events);
-            let report = check_qpor_with_tree(&*sys, &check_opts, &mut Silent, &mut recorder)
-                .map_err(|e| in_model(e.to_string()))?;
-            if report.verdict == Verdict::Fault {
-                recorder.close_open_call(LeafKind::Fault);
-            }
-            let mut title = format!("{file_name} (k = {}, cutoff {})", alt.label(), cutoff.name());
-            if let Some(why) = &report.stopped {
-                title.push_str(&format!("; stopped: {why}"));
-            } else if !a.all && matches!(report.verdict, Verdict::Deadlock | Verdict::Fault) {
-                title.push_str(&format!(
-                    "; stopped at the first {} (--all draws the whole tree)",
-                    report.verdict.name()
-                ));
-            }
-            opts.title = Some(title);
-            let name = move |x| match sys.action_owner(x) {
-                Some(o) => format!("{}: {}", sys.component_name(o), sys.action_name(x)),
-                None => sys.action_name(x),
-            };
-            Picture::Tree(recorder, Box::new(name))
-        }
+    let picture = match a.view {
+        ViewArg::Net => drawing.net()?,
+        ViewArg::Prefix | ViewArg::Pes => drawing.prefix(&mut opts)?,
+        ViewArg::Tree => drawing.tree(&mut opts)?,
     };
-
     let out = Output::open(a.output.as_deref(), a.format)?;
-    let written = match &picture {
+    match &picture {
         Picture::Net(n) => out.write_with(|w| net::write_net(n, &opts, w).map(|_| ())),
         Picture::System(s) => out.write_with(|w| system::write_system(s, &opts, w).map(|_| ())),
         Picture::Prefix(p) => out.write_with(|w| prefix::write_prefix(p, &opts, w).map(|_| ())),
         Picture::Pes(p) => out.write_with(|w| pes::write_pes(p, &opts, w).map(|_| ())),
         Picture::Tree(t, names) => out.write_with(|w| tree::write_tree(t, names, &opts, w).map(|_| ())),
-    };
-    written?;
+    }?;
     Ok(0)
+}
+
+/// A model being drawn, with what every view needs.
+struct Drawing<'m> {
+    a: &'m DotArgs,
+    model: &'m Model,
+    system_opts: SystemOptions,
+    /// The model's path as the user gave it, for messages.
+    shown: String,
+    /// The model's file name and parameters, for titles.
+    file_name: String,
+}
+
+impl<'m> Drawing<'m> {
+    fn in_model(&self, e: impl std::fmt::Display) -> String {
+        format!("{}: {e}", self.shown)
+    }
+
+    fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + 'm>, String> {
+        self.model.system(opts).map_err(|e| self.in_model(e))
+    }
+
+    /// `--view net`: the net itself, or a program's processes and resources.
+    fn net(&self) -> Result<Picture<'m>, String> {
+        match self.model {
+            Model::Net(n) => Ok(Picture::Net(n)),
+            Model::Program(_) => {
+                let sys = self.system(&self.system_opts)?;
+                let sketch = system::sketch_system(&*sys, &self.file_name, self.a.max_states.max(1))
+                    .map_err(|e| self.in_model(e))?;
+                Ok(Picture::System(sketch))
+            }
+        }
+    }
+
+    /// `--view prefix|pes`: the prefix built as `qpor unfold` builds it.
+    fn prefix(&self, opts: &mut DotOptions) -> Result<Picture<'m>, String> {
+        let a = self.a;
+        let cutoff: CutoffMode = a.cutoff.into();
+        let backend: Backend = a.unfolding.unwrap_or(UnfoldingArg::Auto).into();
+        let prefix_opts = PrefixOptions {
+            cutoff,
+            max_events: match a.max_events {
+                Some(n) => Some(n as u64),
+                None => (cutoff == CutoffMode::None).then_some(MAX_EVENTS_WITHOUT_CUTOFFS),
+            },
+            time_limit: args::time_limit(a.time_limit)?,
+            ..PrefixOptions::default()
+        };
+        let built = build_model(self.model, backend, &self.system_opts, &prefix_opts)
+            .map_err(|e| self.in_model(e))?;
+        opts.title = Some(format!(
+            "{} ({} unfolding, cutoff {})",
+            self.file_name,
+            built.backend,
+            cutoff.name()
+        ));
+        opts.incomplete = incompleteness(&built, a);
+        if let Some(h) = &a.highlight {
+            // The system whose states and action ids the prefix's events refer to (for
+            // the general backend: the net with one component per place).
+            let sys = self.system(&prefix_system_options(self.model, backend, &self.system_opts))?;
+            opts.highlight = Some(parse_highlight(
+                h,
+                &built.prefix,
+                opts.incomplete.is_some(),
+                &*sys,
+            )?);
+        }
+        Ok(if a.view == ViewArg::Prefix {
+            Picture::Prefix(built.prefix)
+        } else {
+            Picture::Pes(built.prefix)
+        })
+    }
+
+    /// `--view tree`: QPOR's exploration tree, recorded as it runs.
+    fn tree(&self, opts: &mut DotOptions) -> Result<Picture<'m>, String> {
+        let a = self.a;
+        let sys = self.system(&self.system_opts)?;
+        let qpor_opts = QporOptions {
+            system: self.system_opts,
+            alt: a.alt.mode()?,
+            cutoff: a.cutoff.into(),
+            all: a.all,
+            ..QporOptions::default()
+        };
+        let budget = Budget::new(args::time_limit(a.time_limit)?);
+        let mut recorder = TreeRecorder::new(a.max_events);
+        let report = check_system(&*sys, &qpor_opts, &budget, &mut Silent, &mut recorder)
+            .map_err(|e| self.in_model(e))?;
+        if report.verdict == Verdict::Fault {
+            recorder.close_open_call(LeafKind::Fault);
+        }
+        let mut title = format!(
+            "{} (k = {}, cutoff {})",
+            self.file_name,
+            qpor_opts.alt.label(),
+            qpor_opts.cutoff.name()
+        );
+        if let Some(why) = &report.stopped {
+            title.push_str(&format!("; stopped: {why}"));
+        } else if !a.all && matches!(report.verdict, Verdict::Deadlock | Verdict::Fault) {
+            title.push_str(&format!(
+                "; stopped at the first {} (--all draws the whole tree)",
+                report.verdict.name()
+            ));
+        }
+        opts.title = Some(title);
+        let name = move |x| match sys.action_owner(x) {
+            Some(o) => format!("{}: {}", sys.component_name(o), sys.action_name(x)),
+            None => sys.action_name(x),
+        };
+        Ok(Picture::Tree(recorder, Box::new(name)))
+    }
 }
 
 /// What `qpor dot` draws, computed before the output is opened.

@@ -1,13 +1,14 @@
 //! What every subcommand shares: loading a model, the progress line, writing output.
 
 use clap::{Args, ValueEnum};
-use qpor::check::{Observer, Progress};
+use qpor::engine::{Observer, Progress};
 use qpor::parse::{self, Format, LoadOptions, Loaded};
 use qpor::system::model::SystemOptions;
 use qpor::system::net::Decomposition;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+pub mod args;
 pub mod check;
 pub mod convert;
 pub mod decide;

@@ -1,23 +1,23 @@
 //! `qpor unfold`: the complete finite prefix of a model and its statistics (ERV algorithm).
 
+use super::args::{self, CutoffArg, UnfoldingArg};
 use super::{load_model, ModelArgs};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use qpor::export::dot::prefix::write_prefix;
 use qpor::export::dot::{DotOptions, Incomplete};
+use qpor::export::prefix_report::{outcome_json, outcome_text};
 use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::prefix::{build_model, PrefixOptions, PrefixOutcome};
-use qpor::unfold::Backend;
-use serde_json::json;
+use qpor::unfold::prefix::{build_model, PrefixOptions};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Args)]
 pub struct UnfoldArgs {
     #[command(flatten)]
     model: ModelArgs,
-    /// The adequate order deciding cutoff events.
+    /// The adequate order deciding cutoff events (a complete prefix needs one: `none`
+    /// is refused).
     #[arg(long, value_enum, default_value = "erv")]
     cutoff: CutoffArg,
     /// The unfolding backend (auto: program-like for programs, NUPN nets and nets given
@@ -41,43 +41,21 @@ pub struct UnfoldArgs {
     dot: Option<PathBuf>,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum CutoffArg {
-    Erv,
-    Mcmillan,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum UnfoldingArg {
-    Auto,
-    Program,
-    General,
-}
-
 /// Runs `qpor unfold`; returns the exit status (0 complete, 3 stopped by a limit).
 pub fn run(a: UnfoldArgs) -> Result<u8, String> {
     let (loaded, system) = load_model(&a.model)?;
-    let time_limit = match a.time_limit {
-        Some(s) if !(s.is_finite() && s > 0.0) => {
-            return Err(format!("--time-limit {s}: expected a positive number of seconds"))
-        }
-        Some(s) => Some(Duration::from_secs_f64(s)),
-        None => None,
-    };
+    let time_limit = args::time_limit(a.time_limit)?;
+    let cutoff: CutoffMode = a.cutoff.into();
+    if cutoff == CutoffMode::None {
+        return Err("--cutoff none: a complete finite prefix needs cutoffs (erv or mcmillan)".into());
+    }
     let opts = PrefixOptions {
-        cutoff: match a.cutoff {
-            CutoffArg::Erv => CutoffMode::Erv,
-            CutoffArg::Mcmillan => CutoffMode::McMillan,
-        },
+        cutoff,
         max_events: a.max_events,
         time_limit,
         max_bytes: a.max_memory.map(|mb| mb.saturating_mul(1_000_000)),
     };
-    let backend = match a.unfolding {
-        UnfoldingArg::Auto => Backend::Auto,
-        UnfoldingArg::Program => Backend::Program,
-        UnfoldingArg::General => Backend::General,
-    };
+    let backend = a.unfolding.into();
     let shown = a.model.model.display().to_string();
     let out = build_model(&loaded.model, backend, &system, &opts).map_err(|e| format!("{shown}: {e}"))?;
     if let Some(path) = &a.dot {
@@ -113,52 +91,4 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
         print!("{}", outcome_text(&shown, &out, opts.cutoff));
     }
     Ok(if out.stopped.is_some() { 3 } else { 0 })
-}
-
-fn outcome_text(model: &str, out: &PrefixOutcome, cutoff: CutoffMode) -> String {
-    let s = &out.stats;
-    let mut t = format!(
-        "{model}: {} prefix ({} unfolding, {} order)\n",
-        if out.stopped.is_some() {
-            "incomplete"
-        } else {
-            "complete"
-        },
-        out.backend,
-        cutoff.name()
-    );
-    if let Some(why) = &out.stopped {
-        t.push_str(&format!(
-            "  stopped: {why} ({} possible extensions left)\n",
-            s.pending
-        ));
-    }
-    t.push_str(&format!(
-        "  {} events ({} cutoffs), {} conditions\n  {:.3} s, {:.1} MB peak\n",
-        s.events,
-        s.cutoffs,
-        s.conditions,
-        s.seconds,
-        s.peak_rss_bytes as f64 / 1e6
-    ));
-    t
-}
-
-fn outcome_json(model: &str, out: &PrefixOutcome, cutoff: CutoffMode) -> serde_json::Value {
-    let s = &out.stats;
-    json!({
-        "model": model,
-        "complete": out.stopped.is_none(),
-        "stopped": out.stopped,
-        "unfolding": out.backend,
-        "cutoff": cutoff.name(),
-        "events": s.events,
-        "conditions": s.conditions,
-        "cutoffs": s.cutoffs,
-        "pending": s.pending,
-        "co_entries": s.co_entries,
-        "seconds": s.seconds,
-        "bytes": s.bytes,
-        "peak_rss_bytes": s.peak_rss_bytes,
-    })
 }

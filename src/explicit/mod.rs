@@ -13,10 +13,13 @@
 
 pub mod store;
 
-use crate::check::{
-    CheckOptions, Finding, FindingKind, Observer, Progress, Report, Stats, StepNames, Verdict, Witness,
+use crate::engine::{
+    peak_rss_bytes, Budget, Counters, Engine, EngineError, ExplicitCounters, Finding, FindingKind, Observer,
+    Progress, Report, Settings, Stats, StepNames, StopReason, Witness,
 };
+use crate::system::model::{Model, SystemOptions};
 use crate::system::{classify_dead, ActionId, Local, ModelError, Step, System};
+use hashbrown::HashSet;
 use std::time::Instant;
 use store::StateStore;
 
@@ -28,165 +31,292 @@ const CLOCK_EVERY: u64 = 256;
 /// Seconds between two progress reports.
 const PROGRESS_EVERY: f64 = 0.25;
 
+/// Options of the explicit-state search.
+#[derive(Clone, Debug, Default)]
+pub struct ExplicitOptions {
+    /// How the model becomes a component system.
+    pub system: SystemOptions,
+    /// Collect every dead state instead of stopping at the first deadlock.
+    pub all: bool,
+    /// Stop with an inconclusive verdict after storing this many states.
+    pub max_states: Option<u64>,
+}
+
+impl ExplicitOptions {
+    /// Sets [`ExplicitOptions::all`].
+    pub fn all(mut self, all: bool) -> Self {
+        self.all = all;
+        self
+    }
+
+    /// Sets [`ExplicitOptions::max_states`].
+    pub fn max_states(mut self, n: u64) -> Self {
+        self.max_states = Some(n);
+        self
+    }
+}
+
+/// The explicit-state engine.
+#[derive(Clone, Debug, Default)]
+pub struct Explicit {
+    /// Its options.
+    pub options: ExplicitOptions,
+}
+
+impl Engine for Explicit {
+    fn name(&self) -> &'static str {
+        "explicit"
+    }
+
+    fn run(
+        &self,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> Result<Report, EngineError> {
+        let sys = model.system(&self.options.system)?;
+        Ok(search(&*sys, &self.options, budget, observer)?)
+    }
+}
+
 /// Runs the breadth-first search on `sys` and reports deadlocks, faults and (with
 /// `opts.all`) terminations.
-pub fn check<S: System + ?Sized>(
+pub fn search<S: System + ?Sized>(
     sys: &S,
-    opts: &CheckOptions,
+    opts: &ExplicitOptions,
+    budget: &Budget,
     observer: &mut dyn Observer,
 ) -> Result<Report, ModelError> {
-    let start = Instant::now();
     let mut search = Search {
         sys,
+        opts,
+        start: Instant::now(),
         store: StateStore::new(sys.num_components()),
         parent: Vec::new(),
         via: Vec::new(),
-        names: StepNames::default(),
+        found: Vec::new(),
+        faulty: HashSet::new(),
+        counters: ExplicitCounters::default(),
     };
-    let mut findings: Vec<(FindingKind, u32, Option<String>)> = Vec::new();
-    let mut inconclusive = None;
-    let mut edges = 0u64;
-    let mut dead = 0u64;
-    let mut terminations = 0u64;
+    let stopped = search.run(budget, observer)?;
+    search.report(stopped)
+}
 
-    let init = sys.initial_state();
-    search.add(&init, NO_PARENT, ActionId(u32::MAX));
-    if let Some(msg) = fault_in(sys, &init, None) {
-        findings.push((FindingKind::Fault, 0, Some(msg)));
-    }
+/// The old entry point, kept while the tests move to [`search`].
+#[doc(hidden)]
+pub fn check<S: System + ?Sized>(
+    sys: &S,
+    opts: &crate::check::CheckOptions,
+    observer: &mut dyn Observer,
+) -> Result<Report, ModelError> {
+    search(sys, &opts.explicit(), &Budget::new(opts.time_limit), observer)
+}
 
-    let mut cur = Vec::new();
-    let mut next = Vec::new();
-    let mut steps: Vec<Step> = Vec::new();
-    let mut expanded = 0u64;
-    let mut last_progress = 0.0f64;
-    let mut i = 0u32;
-    let mut fault_ids = hashbrown::HashSet::new();
-    if !findings.is_empty() {
-        fault_ids.insert(0u32);
-    }
-    'bfs: while (i as usize) < search.store.len() {
-        if !opts.all && findings.iter().any(|f| f.0 != FindingKind::Termination) {
-            break;
+/// A dead or faulty state found, by id, before it becomes a [`Finding`].
+struct Found {
+    kind: FindingKind,
+    id: u32,
+    message: Option<String>,
+}
+
+struct Search<'s, S: System + ?Sized> {
+    sys: &'s S,
+    opts: &'s ExplicitOptions,
+    start: Instant,
+    store: StateStore,
+    parent: Vec<u32>,
+    via: Vec<ActionId>,
+    found: Vec<Found>,
+    /// States where a fault was found: the program stopped there, they are not expanded.
+    faulty: HashSet<u32>,
+    counters: ExplicitCounters,
+}
+
+impl<S: System + ?Sized> Search<'_, S> {
+    /// The breadth-first loop; returns why it stopped early, if it did.
+    fn run(
+        &mut self,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> Result<Option<StopReason>, ModelError> {
+        let init = self.sys.initial_state();
+        self.add(&init, NO_PARENT, ActionId(u32::MAX));
+        if let Some(msg) = fault_in(self.sys, &init, None) {
+            self.record_fault(0, msg);
         }
-        if expanded % CLOCK_EVERY == 0 && expanded > 0 {
-            let secs = start.elapsed().as_secs_f64();
-            if let Some(limit) = opts.time_limit {
-                if start.elapsed() >= limit {
-                    inconclusive = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
-                    break;
+        let mut cur = Vec::new();
+        let mut next = Vec::new();
+        let mut steps: Vec<Step> = Vec::new();
+        let mut last_progress = 0.0f64;
+        let mut i = 0u32;
+        while (i as usize) < self.store.len() {
+            if !self.opts.all && self.found.iter().any(|f| f.kind != FindingKind::Termination) {
+                break;
+            }
+            if self.counters.expanded % CLOCK_EVERY == 0 && self.counters.expanded > 0 {
+                if let Some(why) = budget.exhausted() {
+                    return Ok(Some(why));
+                }
+                let secs = self.start.elapsed().as_secs_f64();
+                if secs - last_progress >= PROGRESS_EVERY {
+                    last_progress = secs;
+                    self.report_progress(observer, secs, i);
                 }
             }
-            if secs - last_progress >= PROGRESS_EVERY {
-                last_progress = secs;
-                observer.progress(&Progress {
-                    seconds: secs,
-                    counters: vec![
-                        ("states", search.store.len() as u64),
-                        ("frontier", search.store.len() as u64 - i as u64),
-                        ("edges", edges),
-                    ],
-                });
+            let id = i;
+            i += 1;
+            if self.faulty.contains(&id) {
+                continue;
+            }
+            self.store.get(id, &mut cur);
+            self.counters.expanded += 1;
+            steps.clear();
+            self.sys.enabled_steps(&cur, &mut steps);
+            if steps.is_empty() {
+                self.record_dead(id, &cur);
+                continue;
+            }
+            if let Some(stop) = self.expand(id, &cur, &steps, &mut next)? {
+                return Ok(stop);
             }
         }
-        let id = i;
-        i += 1;
-        if fault_ids.contains(&id) {
-            continue;
-        }
-        search.store.get(id, &mut cur);
-        expanded += 1;
-        steps.clear();
-        sys.enabled_steps(&cur, &mut steps);
-        if steps.is_empty() {
-            dead += 1;
-            let kind = FindingKind::from(classify_dead(sys, &cur));
-            if kind == FindingKind::Termination {
-                terminations += 1;
-                if opts.all {
-                    findings.push((kind, id, None));
-                }
-            } else {
-                findings.push((kind, id, None));
-            }
-            continue;
-        }
-        for step in &steps {
-            if !sys.successor(&cur, step, &mut next)? {
+        Ok(None)
+    }
+
+    /// Adds the successors of state `id`. Returns `Some` when the search must end: with a
+    /// stop reason for a limit, with `None` for a fault found when not collecting all.
+    fn expand(
+        &mut self,
+        id: u32,
+        cur: &[Local],
+        steps: &[Step],
+        next: &mut Vec<Local>,
+    ) -> Result<Option<Option<StopReason>>, ModelError> {
+        for step in steps {
+            if !self.sys.successor(cur, step, next)? {
                 return Err(ModelError::new(format!(
                     "[qpor internal bug] step {} listed as enabled does not fire",
-                    sys.action_name(step.action)
+                    self.sys.action_name(step.action)
                 )));
             }
-            edges += 1;
-            let (nid, new) = search.add(&next, id, step.action);
-            if new {
-                if let Some(msg) = fault_in(sys, &next, Some(step)) {
-                    findings.push((FindingKind::Fault, nid, Some(msg)));
-                    fault_ids.insert(nid);
-                    if !opts.all {
-                        break 'bfs;
-                    }
+            self.counters.edges += 1;
+            let (nid, new) = self.add(next, id, step.action);
+            if !new {
+                continue;
+            }
+            if let Some(msg) = fault_in(self.sys, next, Some(step)) {
+                self.record_fault(nid, msg);
+                if !self.opts.all {
+                    return Ok(Some(None));
                 }
-                if let Some(max) = opts.max_states {
-                    if search.store.len() as u64 > max {
-                        inconclusive = Some(format!("state limit of {max} reached"));
-                        break 'bfs;
-                    }
+            }
+            if let Some(max) = self.opts.max_states {
+                if self.store.len() as u64 > max {
+                    return Ok(Some(Some(StopReason::StateLimit(max))));
                 }
             }
         }
+        Ok(None)
     }
 
-    findings.sort_by_key(|f| (f.0 != FindingKind::Fault, f.0 != FindingKind::Deadlock, f.1));
-    let mut out = Vec::with_capacity(findings.len());
-    for (kind, id, message) in findings {
-        search.store.get(id, &mut cur);
-        out.push(Finding {
+    fn record_fault(&mut self, id: u32, message: String) {
+        self.found.push(Found {
+            kind: FindingKind::Fault,
+            id,
+            message: Some(message),
+        });
+        self.faulty.insert(id);
+    }
+
+    /// Records the dead state `id`: a deadlock, or a termination (kept only with `all`).
+    fn record_dead(&mut self, id: u32, state: &[Local]) {
+        self.counters.dead_states += 1;
+        let kind = FindingKind::from(classify_dead(self.sys, state));
+        if kind == FindingKind::Termination {
+            self.counters.terminations += 1;
+            if !self.opts.all {
+                return;
+            }
+        }
+        self.found.push(Found {
             kind,
-            state: sys.describe_state(&cur),
-            message,
-            witness: search.witness(id)?,
+            id,
+            message: None,
         });
     }
-    let found_fault = out.iter().any(|f| f.kind == FindingKind::Fault);
-    let found_deadlock = out.iter().any(|f| f.kind == FindingKind::Deadlock);
-    let verdict = if found_fault {
-        Verdict::Fault
-    } else if found_deadlock {
-        Verdict::Deadlock
-    } else if inconclusive.is_some() {
-        Verdict::Inconclusive
-    } else {
-        Verdict::NoDeadlock
-    };
-    let states = search.store.len() as u64;
-    let seconds = start.elapsed().as_secs_f64();
-    let stats = Stats {
-        seconds,
-        peak_rss_bytes: crate::check::peak_rss_bytes(),
-        counters: vec![
-            ("states", states),
-            ("expanded", expanded),
-            ("edges", edges),
-            ("dead_states", dead),
-            ("terminations", terminations),
-            ("state_bits", search.store.bits_per_state() as u64),
-            ("bytes_per_state", search.store.bytes_per_state().round() as u64),
-            (
-                "states_per_second",
-                (states as f64 / seconds.max(1e-9)).round() as u64,
-            ),
-        ],
-    };
-    Ok(Report {
-        verdict,
-        engine: "explicit",
-        stopped: inconclusive,
-        findings: out,
-        stats,
-        settings: Vec::new(),
-    })
+
+    fn report_progress(&self, observer: &mut dyn Observer, seconds: f64, next_to_expand: u32) {
+        observer.progress(&Progress {
+            seconds,
+            counters: vec![
+                ("states", self.store.len() as u64),
+                ("frontier", self.store.len() as u64 - next_to_expand as u64),
+                ("edges", self.counters.edges),
+            ],
+        });
+    }
+
+    /// The report: findings in BFS order within each kind, with their shortest witnesses.
+    fn report(mut self, stopped: Option<StopReason>) -> Result<Report, ModelError> {
+        let mut found = std::mem::take(&mut self.found);
+        found.sort_by_key(|f| f.id);
+        let mut names = StepNames::default();
+        let mut cur = Vec::new();
+        let findings = found
+            .into_iter()
+            .map(|f| {
+                self.store.get(f.id, &mut cur);
+                Finding {
+                    kind: f.kind,
+                    state: self.sys.describe_state(&cur),
+                    message: f.message,
+                    witness: self.witness(f.id, &mut names),
+                }
+            })
+            .collect();
+        let seconds = self.start.elapsed().as_secs_f64();
+        let states = self.store.len() as u64;
+        let counters = ExplicitCounters {
+            states,
+            state_bits: self.store.bits_per_state() as u64,
+            bytes_per_state: self.store.bytes_per_state().round() as u64,
+            states_per_second: (states as f64 / seconds.max(1e-9)).round() as u64,
+            ..self.counters
+        };
+        let stats = Stats {
+            counters: Counters::Explicit(counters),
+            seconds,
+            peak_rss_bytes: peak_rss_bytes(),
+        };
+        Ok(Report::new(
+            "explicit",
+            findings,
+            stopped,
+            stats,
+            Settings::default(),
+        ))
+    }
+
+    fn add(&mut self, state: &[Local], parent: u32, via: ActionId) -> (u32, bool) {
+        let (id, new) = self.store.insert(state);
+        if new {
+            self.parent.push(parent);
+            self.via.push(via);
+        }
+        (id, new)
+    }
+
+    /// The path from the initial state to `id`, as named steps.
+    fn witness(&self, id: u32, names: &mut StepNames) -> Witness {
+        let mut chain = Vec::new();
+        let mut at = id;
+        while self.parent[at as usize] != NO_PARENT {
+            chain.push(self.via[at as usize]);
+            at = self.parent[at as usize];
+        }
+        chain.reverse();
+        names.witness(self.sys, chain)
+    }
 }
 
 /// The fault in `state`, looking only at the components `step` touched (faults arise only
@@ -201,43 +331,10 @@ fn fault_in<S: System + ?Sized>(sys: &S, state: &[Local], step: Option<&Step>) -
     }
 }
 
-struct Search<'s, S: System + ?Sized> {
-    sys: &'s S,
-    store: StateStore,
-    parent: Vec<u32>,
-    via: Vec<ActionId>,
-    names: StepNames,
-}
-
-impl<S: System + ?Sized> Search<'_, S> {
-    fn add(&mut self, state: &[Local], parent: u32, via: ActionId) -> (u32, bool) {
-        let (id, new) = self.store.insert(state);
-        if new {
-            self.parent.push(parent);
-            self.via.push(via);
-        }
-        (id, new)
-    }
-
-    /// The path from the initial state to `id`, as named steps.
-    fn witness(&mut self, id: u32) -> Result<Witness, ModelError> {
-        let mut chain = Vec::new();
-        let mut at = id;
-        while self.parent[at as usize] != NO_PARENT {
-            chain.push(self.via[at as usize]);
-            at = self.parent[at as usize];
-        }
-        chain.reverse();
-        Ok(Witness {
-            steps: chain.into_iter().map(|a| self.names.step(self.sys, a)).collect(),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Silent;
+    use crate::engine::{Silent, Verdict};
     use crate::system::net::{Decomposition, Net, NetSystem};
 
     /// A net with `n` independent places each holding one token that a transition moves
@@ -258,7 +355,13 @@ mod tests {
     fn counts_every_marking_and_finds_the_deadlock_last() {
         let net = independent(5);
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let r = check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+        let r = search(
+            &sys,
+            &ExplicitOptions::default(),
+            &Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         assert_eq!(r.verdict, Verdict::Deadlock);
         assert_eq!(r.stats.get("states"), Some(32));
         assert_eq!(
@@ -273,9 +376,15 @@ mod tests {
     fn state_limit_makes_the_run_inconclusive() {
         let net = independent(6);
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let r = check(&sys, &CheckOptions::default().max_states(10), &mut Silent).unwrap();
+        let r = search(
+            &sys,
+            &ExplicitOptions::default().max_states(10),
+            &Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         assert_eq!(r.verdict, Verdict::Inconclusive);
-        assert!(r.stopped.unwrap().contains("state limit of 10"));
+        assert_eq!(r.stopped, Some(StopReason::StateLimit(10)));
     }
 
     #[test]
@@ -290,7 +399,13 @@ mod tests {
         net.add_pre(u, q, 1);
         net.add_post(u, p, 1);
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let r = check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+        let r = search(
+            &sys,
+            &ExplicitOptions::default(),
+            &Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         assert_eq!(r.verdict, Verdict::NoDeadlock);
         assert_eq!(r.stats.get("states"), Some(2));
         assert!(r.findings.is_empty());

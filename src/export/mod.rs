@@ -4,4 +4,5 @@ pub mod dot;
 pub mod llnet;
 pub mod pes;
 pub mod pnml;
+pub mod prefix_report;
 pub mod report;

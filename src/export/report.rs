@@ -1,9 +1,10 @@
 //! Rendering of check reports and model information: short human-readable text, and the
-//! stable JSON documented in the README ("JSON output").
+//! stable JSON documented in the README ("JSON output"), derived from the report types.
 
-use crate::check::{Finding, FindingKind, Report, Stats, Verdict, Witness};
+use crate::engine::{Finding, FindingKind, Report, Settings, Stats, Verdict, Witness};
 use crate::system::invariants::Safeness;
 use crate::system::model::ModelInfo;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
@@ -52,7 +53,7 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
     if terminations > 0 {
         let _ = writeln!(s, "  {terminations} terminal state(s) (every process finished)");
     }
-    if let Some((_, serde_json::Value::String(u))) = report.settings.iter().find(|(k, _)| *k == "unfolding") {
+    if let Some(u) = report.settings.unfolding {
         let _ = writeln!(s, "  unfolding: {u}");
     }
     let _ = writeln!(s, "  {}", stats_text(report.engine, &report.stats));
@@ -75,7 +76,7 @@ fn write_witness(s: &mut String, w: &Witness, opts: TextOptions) {
             }
         }
     }
-    if opts.detailed_witness && w.steps.iter().any(|st| st.owner.is_some()) {
+    if opts.detailed_witness && w.has_owners() {
         let mut owners: Vec<&str> = Vec::new();
         for st in &w.steps {
             let o = st.owner.as_deref().unwrap_or("-");
@@ -100,7 +101,8 @@ fn write_witness(s: &mut String, w: &Witness, opts: TextOptions) {
 pub fn stats_text(engine: &str, stats: &Stats) -> String {
     let mut parts: Vec<String> = stats
         .counters
-        .iter()
+        .list()
+        .into_iter()
         .map(|(name, v)| format!("{v} {}", name.replace('_', " ")))
         .collect();
     parts.push(format!("{:.3} s", stats.seconds));
@@ -110,74 +112,36 @@ pub fn stats_text(engine: &str, stats: &Stats) -> String {
     format!("{engine} engine: {}", parts.join(", "))
 }
 
-fn witness_json(w: &Witness) -> Value {
-    Value::Array(
-        w.steps
-            .iter()
-            .map(|s| Value::String(s.action.to_string()))
-            .collect(),
-    )
-}
-
-fn finding_json(f: &Finding) -> Value {
-    let mut m = Map::new();
-    m.insert("kind".into(), json!(f.kind.name()));
-    m.insert("state".into(), json!(f.state));
-    if let Some(msg) = &f.message {
-        m.insert("message".into(), json!(msg));
-    }
-    m.insert("witness".into(), witness_json(&f.witness));
-    if f.witness.steps.iter().any(|s| s.owner.is_some()) {
-        m.insert(
-            "owners".into(),
-            Value::Array(
-                f.witness
-                    .steps
-                    .iter()
-                    .map(|s| {
-                        s.owner
-                            .as_deref()
-                            .map_or(Value::Null, |o| Value::String(o.to_string()))
-                    })
-                    .collect(),
-            ),
-        );
-    }
-    Value::Object(m)
+/// The JSON form of a report: the model's name and the first witness beside the report's
+/// own fields.
+#[derive(Serialize)]
+struct ReportJson<'r> {
+    model: &'r str,
+    verdict: Verdict,
+    engine: &'static str,
+    #[serde(flatten)]
+    settings: &'r Settings,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness: Option<&'r Witness>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<String>,
+    findings: &'r [Finding],
+    stats: &'r Stats,
 }
 
 /// The report as the documented JSON object.
 pub fn report_json(model: &str, report: &Report) -> Value {
-    let mut m = Map::new();
-    m.insert("model".into(), json!(model));
-    m.insert("verdict".into(), json!(report.verdict.name()));
-    m.insert("engine".into(), json!(report.engine));
-    for (k, v) in &report.settings {
-        m.insert((*k).into(), v.clone());
-    }
-    if let Some(w) = report.witness() {
-        m.insert("witness".into(), witness_json(w));
-    }
-    if let Some(why) = &report.stopped {
-        m.insert("stopped".into(), json!(why));
-    }
-    m.insert(
-        "findings".into(),
-        Value::Array(report.findings.iter().map(finding_json).collect()),
-    );
-    m.insert("stats".into(), stats_json(&report.stats));
-    Value::Object(m)
-}
-
-/// The statistics as a JSON object: `seconds`, `peak_rss_bytes` and the engine's counters.
-pub fn stats_json(stats: &Stats) -> Value {
-    let mut m = Map::new();
-    for (name, v) in &stats.counters {
-        m.insert((*name).into(), json!(v));
-    }
-    m.insert("seconds".into(), json!(stats.seconds));
-    m.insert("peak_rss_bytes".into(), json!(stats.peak_rss_bytes));
-    Value::Object(m)
+    let view = ReportJson {
+        model,
+        verdict: report.verdict,
+        engine: report.engine,
+        settings: &report.settings,
+        witness: report.witness(),
+        stopped: report.stopped.map(|r| r.to_string()),
+        findings: &report.findings,
+        stats: &report.stats,
+    };
+    serde_json::to_value(view).expect("[qpor internal bug] a report does not serialise to JSON")
 }
 
 /// Model information as text.

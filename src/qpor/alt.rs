@@ -15,8 +15,8 @@
 //! - The returned A = J \ C is disjoint from D, and C ∪ A is a configuration.
 //! - In optimal mode every unjustified event of D gets a spike.
 
-use super::Unfolding;
 use crate::unfold::EventId;
+use crate::unfold::Unfolding;
 use fixedbitset::FixedBitSet;
 use hashbrown::{HashMap, HashSet};
 use std::time::Instant;

@@ -28,34 +28,32 @@
 //! - leaves = maximal configurations + SSBs; in optimal mode there is no SSB.
 
 use super::alt::{alternative, AltMode, AltScratch, AltStats};
-use crate::check::{Finding, FindingKind, Observer, Progress, StepNames, Witness};
-use crate::system::{classify_dead, DeadKind, Local, System};
+use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames, StopReason, Witness};
+use crate::system::{classify_dead, ActionId, DeadKind, Local, ModelError, Step, System};
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
 use hashbrown::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Options of an exploration.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct QporOptions {
+pub struct ExploreOptions {
     /// How alternatives are computed.
     pub alt: AltMode,
     /// Explore everything (every maximal configuration) instead of stopping at the first
     /// deadlock or fault.
     pub all: bool,
-    /// Stop (inconclusive) after this much time.
-    pub time_limit: Option<Duration>,
     /// Do not prune U (for measurements and debugging).
     pub no_prune: bool,
 }
 
 /// What an exploration found.
 #[derive(Clone, Debug, Default)]
-pub struct QporOutcome {
+pub struct ExploreOutcome {
     /// Deadlocks, faults and (with `all`) terminations, one per distinct state, in
     /// discovery order.
     pub findings: Vec<Finding>,
     /// Why the exploration stopped early, if it did.
-    pub stopped: Option<String>,
+    pub stopped: Option<StopReason>,
     /// Leaves with en(C) = ∅ (dead states and cutoff leaves).
     pub max_configurations: u64,
     /// Sleep-set-blocked leaves.
@@ -97,7 +95,7 @@ pub enum LeafKind {
 /// ends a branch, `up` returns from a left child.
 pub trait TreeListener {
     /// The current call adds `e` (action `a`) to C: the left child.
-    fn left(&mut self, _e: EventId, _a: crate::system::ActionId) {}
+    fn left(&mut self, _e: EventId, _a: ActionId) {}
     /// Back from the left child of the node at configuration size `depth`, whose event was
     /// `e`; an alternative `j` (= J \ C) was found, so the right child follows.
     fn right(&mut self, _depth: usize, _e: EventId, _j: &[EventId]) {}
@@ -122,255 +120,308 @@ const CLOCK_EVERY: u64 = 64;
 const PROGRESS_EVERY: f64 = 0.25;
 const PRUNE_MIN: u64 = 4096;
 
-/// Runs Algorithm 1 on `unf` (an unfolding of `sys` with C = ∅).
+/// Runs Algorithm 1 on `unf` (an unfolding of `sys` with C = ∅) until it is done, a
+/// deadlock or fault is found (unless `opts.all`), or `budget` runs out.
 pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
     unf: &mut U,
     sys: &S,
-    opts: &QporOptions,
+    opts: &ExploreOptions,
+    budget: &Budget,
     observer: &mut dyn Observer,
     tree: &mut dyn TreeListener,
-) -> Result<QporOutcome, crate::system::ModelError> {
-    let start = Instant::now();
-    let mut out = QporOutcome::default();
-    let mut levels: Vec<Level> = Vec::new();
-    let mut d: Vec<EventId> = Vec::new();
-    let mut in_d: HashSet<EventId> = HashSet::new();
-    let mut a: Vec<EventId> = Vec::new();
-    let mut en: Vec<EventId> = Vec::new();
+) -> Result<ExploreOutcome, ModelError> {
     let mut scratch = AltScratch::default();
-    scratch.set_deadline(opts.time_limit.map(|limit| start + limit));
-    let mut seen_states: HashSet<Vec<Local>> = HashSet::new();
-    let mut names = StepNames::default();
-    let mut steps = Vec::new();
-    let mut iterations = 0u64;
-    let mut last_progress = 0.0;
-    let mut alive_after_prune = 0u64;
-    // C's prefix of this length had its cex added at an earlier leaf.
-    let mut cex_done = 0usize;
-
-    if let Some(f) = fault_finding(sys, unf, unf.config_state(), &mut names) {
-        out.findings.push(f);
-        if !opts.all {
-            out.unfolding = unf.stats();
-            return Ok(out);
-        }
+    scratch.set_deadline(budget.deadline());
+    let mut x = Explorer {
+        unf,
+        sys,
+        opts,
+        budget,
+        tree,
+        start: Instant::now(),
+        out: ExploreOutcome::default(),
+        levels: Vec::new(),
+        d: Vec::new(),
+        in_d: HashSet::new(),
+        a: Vec::new(),
+        en: Vec::new(),
+        scratch,
+        seen_states: HashSet::new(),
+        names: StepNames::default(),
+        steps: Vec::new(),
+        iterations: 0,
+        last_progress: 0.0,
+        alive_after_prune: 0,
+        cex_done: 0,
+    };
+    let initial_fault = x.fault_finding();
+    let stop_at_once = initial_fault.is_some() && !opts.all;
+    x.out.findings.extend(initial_fault);
+    if !stop_at_once {
+        while x.forward(observer)? && x.backward() {}
     }
+    x.out.unfolding = x.unf.stats();
+    Ok(x.out)
+}
 
-    'outer: loop {
-        // Forward: lines 2-5, repeatedly, until a leaf.
+/// The state of one exploration: the trail of levels (the unrolled recursion), D, the
+/// alternative A being followed, and the scratch buffers reused at every step.
+struct Explorer<'x, U: Unfolding + ?Sized, S: System + ?Sized> {
+    unf: &'x mut U,
+    sys: &'x S,
+    opts: &'x ExploreOptions,
+    budget: &'x Budget,
+    tree: &'x mut dyn TreeListener,
+    start: Instant,
+    out: ExploreOutcome,
+    levels: Vec<Level>,
+    d: Vec<EventId>,
+    in_d: HashSet<EventId>,
+    a: Vec<EventId>,
+    en: Vec<EventId>,
+    scratch: AltScratch,
+    /// Dead and faulty states already reported: one finding per distinct state.
+    seen_states: HashSet<Vec<Local>>,
+    names: StepNames,
+    steps: Vec<Step>,
+    iterations: u64,
+    last_progress: f64,
+    alive_after_prune: u64,
+    /// C's prefix of this length had its cex added at an earlier leaf.
+    cex_done: usize,
+}
+
+impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
+    /// Lines 2–5, repeatedly, until a leaf. Returns false when the exploration must end
+    /// (a limit, or a finding when not collecting all), true at a leaf to go back from.
+    fn forward(&mut self, observer: &mut dyn Observer) -> Result<bool, ModelError> {
         loop {
-            iterations += 1;
-            if iterations % CLOCK_EVERY == 0 {
-                let secs = start.elapsed().as_secs_f64();
-                if let Some(limit) = opts.time_limit {
-                    if start.elapsed() >= limit {
-                        out.stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
-                        break 'outer;
-                    }
+            self.iterations += 1;
+            if self.iterations % CLOCK_EVERY == 0 {
+                if let Some(why) = self.budget.exhausted() {
+                    self.out.stopped = Some(why);
+                    return Ok(false);
                 }
-                if secs - last_progress >= PROGRESS_EVERY {
-                    last_progress = secs;
-                    let s = unf.stats();
-                    observer.progress(&Progress {
-                        seconds: secs,
-                        counters: vec![
-                            ("max_configurations", out.max_configurations),
-                            ("ssbs", out.ssbs),
-                            ("events", s.events_created),
-                            ("live_events", s.events_alive),
-                        ],
-                    });
-                }
+                self.report_progress(observer);
             }
-            en.clear();
-            match unf.enabled(&mut en) {
-                Ok(()) => {}
-                Err(UnfoldError::EventLimit(n)) => {
-                    out.stopped = Some(format!("event limit of {n} reached"));
-                    break 'outer;
-                }
-                Err(UnfoldError::TimeLimit) => {
-                    let limit = opts.time_limit.unwrap_or_default();
-                    out.stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
-                    break 'outer;
-                }
-                Err(UnfoldError::Model(e)) => return Err(e),
+            self.en.clear();
+            if let Err(e) = self.unf.enabled(&mut self.en) {
+                return self.stop_on(e);
             }
-            if en.iter().all(|e| in_d.contains(e)) {
-                // A leaf: add cex(C) to U for every prefix of C at once.
-                match unf.add_conflicting_extensions(cex_done.min(unf.config().len())) {
-                    Ok(_) => cex_done = unf.config().len(),
-                    Err(UnfoldError::EventLimit(n)) => {
-                        out.stopped = Some(format!("event limit of {n} reached"));
-                        break 'outer;
-                    }
-                    Err(UnfoldError::TimeLimit) => {
-                        let limit = opts.time_limit.unwrap_or_default();
-                        out.stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
-                        break 'outer;
-                    }
-                    Err(UnfoldError::Model(e)) => return Err(e),
-                }
-                out.max_depth = out.max_depth.max(unf.config().len() as u64);
-                if en.is_empty() {
-                    out.max_configurations += 1;
-                    let state = unf.config_state().to_vec();
-                    if crate::system::find_fault(sys, &state).is_some() {
-                        // Reported when the fault appeared.
-                        tree.leaf(LeafKind::Fault);
-                    } else {
-                        steps.clear();
-                        sys.enabled_steps(&state, &mut steps);
-                        if !steps.is_empty() {
-                            out.cutoff_leaves += 1;
-                            tree.leaf(LeafKind::Cutoff);
-                        } else {
-                            let kind = classify_dead(sys, &state);
-                            match kind {
-                                DeadKind::Deadlock => out.deadlock_leaves += 1,
-                                DeadKind::Termination => out.termination_leaves += 1,
-                            }
-                            tree.leaf(match kind {
-                                DeadKind::Deadlock => LeafKind::Deadlock,
-                                DeadKind::Termination => LeafKind::Termination,
-                            });
-                            if (kind == DeadKind::Deadlock || opts.all) && seen_states.insert(state.clone()) {
-                                out.findings.push(Finding {
-                                    kind: kind.into(),
-                                    state: sys.describe_state(&state),
-                                    message: None,
-                                    witness: witness(sys, unf, &mut names),
-                                });
-                                if kind == DeadKind::Deadlock && !opts.all {
-                                    break 'outer;
-                                }
-                            }
-                        }
-                    }
-                } else {
-                    out.ssbs += 1;
-                    tree.leaf(LeafKind::Ssb);
-                    debug_assert!(
-                        opts.alt != AltMode::Optimal,
-                        "[qpor internal bug] SSB in optimal mode"
-                    );
-                }
-                break;
+            if self.en.iter().all(|e| self.in_d.contains(e)) {
+                return self.leaf();
             }
             // Lines 3-4: choose e.
-            let e = if a.is_empty() {
-                en.iter().copied().find(|e| !in_d.contains(e))
+            let e = if self.a.is_empty() {
+                self.en.iter().copied().find(|e| !self.in_d.contains(e))
             } else {
-                en.iter().copied().find(|e| a.contains(e))
+                self.en.iter().copied().find(|e| self.a.contains(e))
             };
             let Some(e) = e else {
-                return Err(crate::system::ModelError::new(
+                return Err(ModelError::new(
                     "[qpor internal bug] the alternative has no event enabled at C",
                 ));
             };
-            a.retain(|&x| x != e);
-            levels.push(Level {
+            self.a.retain(|&x| x != e);
+            self.levels.push(Level {
                 chosen: e,
-                d_len: d.len(),
+                d_len: self.d.len(),
             });
-            tree.left(e, unf.action(e));
-            unf.push(e);
-            if !unf.is_fault(e) {
-                continue;
-            }
-            let state = unf.config_state();
-            if let Some(f) = fault_finding(sys, unf, state, &mut names) {
-                let key = state.to_vec();
-                if seen_states.insert(key) {
-                    out.findings.push(f);
-                    if !opts.all {
-                        break 'outer;
-                    }
-                }
+            self.tree.left(e, self.unf.action(e));
+            self.unf.push(e);
+            if self.unf.is_fault(e) && self.record_fault() && !self.opts.all {
+                return Ok(false);
             }
         }
+    }
+
+    fn report_progress(&mut self, observer: &mut dyn Observer) {
+        let secs = self.start.elapsed().as_secs_f64();
+        if secs - self.last_progress < PROGRESS_EVERY {
+            return;
+        }
+        self.last_progress = secs;
+        let s = self.unf.stats();
+        observer.progress(&Progress {
+            seconds: secs,
+            counters: vec![
+                ("max_configurations", self.out.max_configurations),
+                ("ssbs", self.out.ssbs),
+                ("events", s.events_created),
+                ("live_events", s.events_alive),
+            ],
+        });
+    }
+
+    /// Ends the exploration on an error of the unfolding: a limit is a stop reason, a
+    /// model error is returned.
+    fn stop_on(&mut self, e: UnfoldError) -> Result<bool, ModelError> {
+        self.out.stopped = Some(match e {
+            UnfoldError::EventLimit(n) => StopReason::EventLimit(n),
+            UnfoldError::TimeLimit => self.budget.time_limit_reached(),
+            UnfoldError::Model(e) => return Err(e),
+        });
+        Ok(false)
+    }
+
+    /// Reports the fault C reached, once per state; whether it was new.
+    fn record_fault(&mut self) -> bool {
+        let Some(f) = self.fault_finding() else {
+            return false;
+        };
+        if !self.seen_states.insert(self.unf.config_state().to_vec()) {
+            return false;
+        }
+        self.out.findings.push(f);
+        true
+    }
+
+    /// Line 2 answered yes: en(C) ⊆ D. Adds cex(C) to U (line 1 for every prefix of C at
+    /// once) and classifies the leaf; returns whether to go on.
+    fn leaf(&mut self) -> Result<bool, ModelError> {
+        match self
+            .unf
+            .add_conflicting_extensions(self.cex_done.min(self.unf.config().len()))
+        {
+            Ok(_) => self.cex_done = self.unf.config().len(),
+            Err(e) => return self.stop_on(e),
+        }
+        self.out.max_depth = self.out.max_depth.max(self.unf.config().len() as u64);
+        if !self.en.is_empty() {
+            self.out.ssbs += 1;
+            self.tree.leaf(LeafKind::Ssb);
+            debug_assert!(
+                self.opts.alt != AltMode::Optimal,
+                "[qpor internal bug] SSB in optimal mode"
+            );
+            return Ok(true);
+        }
+        self.out.max_configurations += 1;
+        let state = self.unf.config_state().to_vec();
+        if crate::system::find_fault(self.sys, &state).is_some() {
+            // Reported when the fault appeared.
+            self.tree.leaf(LeafKind::Fault);
+            return Ok(true);
+        }
+        self.steps.clear();
+        self.sys.enabled_steps(&state, &mut self.steps);
+        if !self.steps.is_empty() {
+            self.out.cutoff_leaves += 1;
+            self.tree.leaf(LeafKind::Cutoff);
+            return Ok(true);
+        }
+        let kind = classify_dead(self.sys, &state);
+        match kind {
+            DeadKind::Deadlock => self.out.deadlock_leaves += 1,
+            DeadKind::Termination => self.out.termination_leaves += 1,
+        }
+        self.tree.leaf(match kind {
+            DeadKind::Deadlock => LeafKind::Deadlock,
+            DeadKind::Termination => LeafKind::Termination,
+        });
+        if (kind == DeadKind::Deadlock || self.opts.all) && self.seen_states.insert(state.clone()) {
+            let finding = Finding {
+                kind: kind.into(),
+                state: self.sys.describe_state(&state),
+                message: None,
+                witness: self.witness(),
+            };
+            self.out.findings.push(finding);
+            if kind == DeadKind::Deadlock && !self.opts.all {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Lines 6–8: pops levels until one has an alternative (true: explore it) or the trail
+    /// is empty or the time is up (false).
+    fn backward(&mut self) -> bool {
         debug_assert!(
-            a.is_empty(),
+            self.a.is_empty(),
             "[qpor internal bug] leaf reached with events of A left"
         );
-        // Backward: lines 6-8.
         loop {
-            let Some(level) = levels.pop() else {
-                break 'outer;
+            let Some(level) = self.levels.pop() else {
+                return false;
             };
-            let e = unf.pop();
+            let e = self.unf.pop();
             debug_assert_eq!(e, level.chosen);
-            cex_done = cex_done.min(unf.config().len());
-            for x in d.drain(level.d_len..) {
-                in_d.remove(&x);
+            self.cex_done = self.cex_done.min(self.unf.config().len());
+            for x in self.d.drain(level.d_len..) {
+                self.in_d.remove(&x);
             }
-            d.push(e);
-            in_d.insert(e);
+            self.d.push(e);
+            self.in_d.insert(e);
             debug_assert!(
-                d.iter().all(|x| !unf.in_config(*x)),
+                self.d.iter().all(|x| !self.unf.in_config(*x)),
                 "[qpor internal bug] D ∩ C ≠ ∅"
             );
-            if !opts.no_prune {
-                let alive = unf.stats().events_alive;
-                if alive > PRUNE_MIN && alive > 2 * alive_after_prune {
-                    let mut keep: Vec<EventId> = d.clone();
-                    let mut buf = Vec::new();
-                    for &x in d.iter().chain(unf.config().to_vec().iter()) {
-                        buf.clear();
-                        unf.immediate_conflicts(x, &mut buf);
-                        keep.extend_from_slice(&buf);
-                    }
-                    unf.prune(&keep);
-                    out.prunes += 1;
-                    alive_after_prune = unf.stats().events_alive;
-                }
+            if !self.opts.no_prune {
+                self.prune_if_grown();
             }
-            match alternative(unf, &d, &in_d, opts.alt, &mut out.alt, &mut scratch) {
+            match alternative(
+                self.unf,
+                &self.d,
+                &self.in_d,
+                self.opts.alt,
+                &mut self.out.alt,
+                &mut self.scratch,
+            ) {
                 Some(j) => {
-                    tree.right(unf.config().len(), e, &j);
-                    a = j;
-                    continue 'outer;
+                    self.tree.right(self.unf.config().len(), e, &j);
+                    self.a = j;
+                    return true;
                 }
-                None if scratch.timed_out() => {
-                    let limit = opts.time_limit.unwrap_or_default();
-                    out.stopped = Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
-                    break 'outer;
+                None if self.scratch.timed_out() => {
+                    self.out.stopped = Some(self.budget.time_limit_reached());
+                    return false;
                 }
                 None => {
-                    tree.up(unf.config().len());
-                    d.pop();
-                    in_d.remove(&e);
+                    self.tree.up(self.unf.config().len());
+                    self.d.pop();
+                    self.in_d.remove(&e);
                 }
             }
         }
     }
-    out.unfolding = unf.stats();
-    Ok(out)
-}
 
-/// The configuration C as a firing sequence.
-fn witness<U: Unfolding + ?Sized, S: System + ?Sized>(sys: &S, unf: &U, names: &mut StepNames) -> Witness {
-    Witness {
-        steps: unf
-            .config()
-            .iter()
-            .map(|&e| names.step(sys, unf.action(e)))
-            .collect(),
+    /// Line 8, amortised: when U has doubled since the last time, cut it to the causal
+    /// closure of C ∪ D and the immediate conflicts of C ∪ D.
+    fn prune_if_grown(&mut self) {
+        let alive = self.unf.stats().events_alive;
+        if alive <= PRUNE_MIN || alive <= 2 * self.alive_after_prune {
+            return;
+        }
+        let mut keep: Vec<EventId> = self.d.clone();
+        let mut buf = Vec::new();
+        for &x in self.d.iter().chain(self.unf.config().to_vec().iter()) {
+            buf.clear();
+            self.unf.immediate_conflicts(x, &mut buf);
+            keep.extend_from_slice(&buf);
+        }
+        self.unf.prune(&keep);
+        self.out.prunes += 1;
+        self.alive_after_prune = self.unf.stats().events_alive;
     }
-}
 
-/// The first fault in `state`, as a finding reached by C.
-fn fault_finding<U: Unfolding + ?Sized, S: System + ?Sized>(
-    sys: &S,
-    unf: &U,
-    state: &[Local],
-    names: &mut StepNames,
-) -> Option<Finding> {
-    let (c, msg) = crate::system::find_fault(sys, state)?;
-    Some(Finding {
-        kind: FindingKind::Fault,
-        state: sys.describe_state(state),
-        message: Some(format!("{}: {msg}", sys.component_name(c))),
-        witness: witness(sys, unf, names),
-    })
+    /// The configuration C as a firing sequence.
+    fn witness(&mut self) -> Witness {
+        let unf = &*self.unf;
+        self.names
+            .witness(self.sys, unf.config().iter().map(|&e| unf.action(e)))
+    }
+
+    /// The first fault in C's state, as a finding reached by C.
+    fn fault_finding(&mut self) -> Option<Finding> {
+        let state = self.unf.config_state();
+        let (c, msg) = crate::system::find_fault(self.sys, state)?;
+        let state = self.sys.describe_state(state);
+        Some(Finding {
+            kind: FindingKind::Fault,
+            state,
+            message: Some(format!("{}: {msg}", self.sys.component_name(c))),
+            witness: self.witness(),
+        })
+    }
 }

@@ -1,13 +1,14 @@
-//! Quasi-Optimal Partial Order Reduction: Algorithm 1 of the paper over an [`Unfolding`]
-//! (DESIGN.md §1 "QPOR"; paper.md §2, §4).
+//! Quasi-Optimal Partial Order Reduction: Algorithm 1 of the paper over an
+//! [`Unfolding`](crate::unfold::Unfolding) (DESIGN.md §1 "QPOR"; paper.md §2, §4).
 //!
 //! - [`explore`](mod@explore): the exploration itself, iterative;
-//! - [`alt`]: the alternatives — k-partial (combs), optimal, SDPOR-like.
+//! - [`alt`]: the alternatives — k-partial (combs), optimal, SDPOR-like;
+//! - [`engine`]: QPOR as an [`Engine`](crate::engine::Engine), on either unfolding.
 
 pub mod alt;
+pub mod engine;
 pub mod explore;
 
 pub use alt::AltMode;
-pub use explore::{explore, LeafKind, NoTree, QporOptions, QporOutcome, TreeListener};
-
-use crate::unfold::Unfolding;
+pub use engine::{check_net, check_system, Qpor, QporOptions, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS};
+pub use explore::{explore, ExploreOptions, ExploreOutcome, LeafKind, NoTree, TreeListener};

@@ -21,6 +21,7 @@ pub mod general;
 pub mod prefix;
 pub mod program;
 
+use crate::system::model::{Model, SystemOptions};
 use crate::system::{ActionId, Local, ModelError};
 use std::fmt;
 
@@ -90,6 +91,31 @@ impl Backend {
             Backend::Auto => "auto",
             Backend::Program => "program",
             Backend::General => "general",
+        }
+    }
+
+    /// The backend `--unfolding auto` stands for on `model`, or `self` when it is not
+    /// [`Backend::Auto`].
+    ///
+    /// Auto picks the program-like unfolding for programs, for nets with NUPN units and
+    /// for nets whose components the user chose (`--components places|units`), and the
+    /// general backend for the other nets. On plain nets both give the same verdicts; QPOR
+    /// over the general backend was measured faster on most ll_net and MCC nets without
+    /// NUPN (e.g. DPD(5) 0.035 s against 0.126 s, DPH(5) 7.0 s against more than 15 s,
+    /// FMS-2 0.76 s against 6.9 s; `benches/README.md`, "Unfolding backends"), because its
+    /// events consume only marked places where the place-component unfolding also chains
+    /// every event on the places it fills.
+    pub fn resolve(self, model: &Model, system: &SystemOptions) -> Backend {
+        match (self, model) {
+            (Backend::Auto, Model::Program(_)) => Backend::Program,
+            (Backend::Auto, Model::Net(net)) => {
+                if net.nupn.is_some() || system.decomposition.is_some() {
+                    Backend::Program
+                } else {
+                    Backend::General
+                }
+            }
+            (b, _) => b,
         }
     }
 }

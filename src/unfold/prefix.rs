@@ -48,7 +48,7 @@ pub fn build_program<S: System + ?Sized>(sys: &S, opts: &PrefixOptions) -> Resul
 }
 
 /// The prefix of `model` with the backend `backend` stands for (see
-/// [`crate::check::resolve_backend`]; the general backend takes nets only, and unfolds
+/// [`Backend::resolve`]; the general backend takes nets only, and unfolds
 /// them token by token whatever `system` says).
 pub fn build_model(
     model: &Model,
@@ -56,7 +56,7 @@ pub fn build_model(
     system: &SystemOptions,
     opts: &PrefixOptions,
 ) -> Result<PrefixOutcome, ModelError> {
-    match (crate::check::resolve_backend(model, backend, system), model) {
+    match (backend.resolve(model, system), model) {
         (Backend::General, Model::Net(net)) => build_general(net, opts),
         (Backend::General, Model::Program(_)) => Err(ModelError::new(
             "the general unfolding backend unfolds Petri nets only; use --unfolding program",
@@ -71,7 +71,7 @@ pub fn build_model(
 /// The system whose states and action ids the prefix of `model` built with `backend`
 /// refers to: for the general backend, the net with one component per place.
 pub fn prefix_system_options(model: &Model, backend: Backend, system: &SystemOptions) -> SystemOptions {
-    match crate::check::resolve_backend(model, backend, system) {
+    match backend.resolve(model, system) {
         Backend::General => SystemOptions {
             decomposition: Some(Decomposition::Places),
         },

@@ -1,0 +1,84 @@
+//! Arguments several subcommands share, and their translation into library options.
+
+use clap::{Args, ValueEnum};
+use qpor::qpor::AltMode;
+use qpor::unfold::cutoff::CutoffMode;
+use qpor::unfold::Backend;
+use std::time::Duration;
+
+/// `--unfolding`: which unfolding backend.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum UnfoldingArg {
+    Auto,
+    Program,
+    General,
+}
+
+impl From<UnfoldingArg> for Backend {
+    fn from(u: UnfoldingArg) -> Backend {
+        match u {
+            UnfoldingArg::Auto => Backend::Auto,
+            UnfoldingArg::Program => Backend::Program,
+            UnfoldingArg::General => Backend::General,
+        }
+    }
+}
+
+/// `--cutoff`: the adequate order deciding cutoff events, or none.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CutoffArg {
+    Erv,
+    Mcmillan,
+    None,
+}
+
+impl From<CutoffArg> for CutoffMode {
+    fn from(c: CutoffArg) -> CutoffMode {
+        match c {
+            CutoffArg::Erv => CutoffMode::Erv,
+            CutoffArg::Mcmillan => CutoffMode::McMillan,
+            CutoffArg::None => CutoffMode::None,
+        }
+    }
+}
+
+/// QPOR's alternatives: `-k N`, `--optimal` or `--sdpor`.
+#[derive(Args)]
+pub struct AltArgs {
+    /// QPOR: k-partial alternatives (comb of the k newest unjustified events; default 3).
+    #[arg(short = 'k', value_name = "N", conflicts_with_all = ["optimal", "sdpor"])]
+    k: Option<usize>,
+    /// QPOR: optimal alternatives (k = infinity): no sleep-set-blocked executions.
+    #[arg(long, conflicts_with = "sdpor")]
+    optimal: bool,
+    /// QPOR: singleton alternatives, the SDPOR view of the paper.
+    #[arg(long)]
+    sdpor: bool,
+}
+
+impl AltArgs {
+    /// The alternatives asked for.
+    pub fn mode(&self) -> Result<AltMode, String> {
+        Ok(match (self.k, self.optimal, self.sdpor) {
+            (Some(0), _, _) => {
+                return Err("-k 0: k must be at least 1 (use --optimal for k = infinity)".into())
+            }
+            (Some(k), _, _) => AltMode::KPartial(k),
+            (None, true, _) => AltMode::Optimal,
+            (None, _, true) => AltMode::Sdpor,
+            (None, false, false) => AltMode::default(),
+        })
+    }
+}
+
+/// `--time-limit S` as a duration: a positive number of seconds. A limit too large for a
+/// duration is no limit at all.
+pub fn time_limit(seconds: Option<f64>) -> Result<Option<Duration>, String> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            Err(format!("--time-limit {s}: expected a positive number of seconds"))
+        }
+        Some(s) => Ok(Duration::try_from_secs_f64(s).ok()),
+    }
+}

@@ -1,0 +1,146 @@
+//! When a run must end: a deadline and a cancel flag shared by every engine of a check,
+//! and the typed reason a run ended early.
+
+use serde::Serialize;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A flag that tells engines to stop, shared between threads (the portfolio sets it when
+/// one engine has answered).
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// Asks every holder of this token to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`CancelToken::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The time an engine may take and the flag that cancels it. Engines poll
+/// [`Budget::exhausted`] regularly (every few hundred steps) and inside long searches.
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    time_limit: Option<Duration>,
+    deadline: Option<Instant>,
+    cancel: CancelToken,
+}
+
+impl Budget {
+    /// No deadline, a fresh cancel token.
+    pub fn unlimited() -> Budget {
+        Budget::default()
+    }
+
+    /// A budget of `limit` from now, or none (`None`, or a limit so large that the clock
+    /// cannot represent its end: it would never be reached anyway).
+    pub fn new(limit: Option<Duration>) -> Budget {
+        let deadline = limit.and_then(|l| Instant::now().checked_add(l));
+        Budget {
+            time_limit: deadline.and(limit),
+            deadline,
+            cancel: CancelToken::default(),
+        }
+    }
+
+    /// The same budget, cancelled through `token`.
+    pub fn with_cancel(mut self, token: CancelToken) -> Budget {
+        self.cancel = token;
+        self
+    }
+
+    /// The instant the time limit runs out, if there is one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// The cancel token engines watch.
+    pub fn cancel_token(&self) -> &CancelToken {
+        &self.cancel
+    }
+
+    /// Why the run must stop now, if it must: cancelled, or past the deadline.
+    pub fn exhausted(&self) -> Option<StopReason> {
+        if self.cancel.is_cancelled() {
+            return Some(StopReason::Cancelled);
+        }
+        match self.deadline {
+            Some(d) if Instant::now() >= d => Some(self.time_limit_reached()),
+            _ => None,
+        }
+    }
+
+    /// The stop reason for this budget's time limit (for engines whose inner search
+    /// reported the deadline itself).
+    pub fn time_limit_reached(&self) -> StopReason {
+        StopReason::TimeLimit {
+            seconds: self.time_limit.unwrap_or_default().as_secs_f64(),
+        }
+    }
+}
+
+/// Why a run ended before exploring everything it was asked to.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum StopReason {
+    /// `--time-limit` ran out.
+    TimeLimit {
+        /// The limit, in seconds.
+        seconds: f64,
+    },
+    /// `--max-states`: this many states were stored.
+    StateLimit(u64),
+    /// `--max-events`: this many events were created.
+    EventLimit(u64),
+    /// `--max-memory`: the estimate passed this many megabytes.
+    MemoryLimit(u64),
+    /// Another engine answered first, or the user cancelled.
+    Cancelled,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::TimeLimit { seconds } => write!(f, "time limit of {seconds:.1} s reached"),
+            StopReason::StateLimit(n) => write!(f, "state limit of {n} reached"),
+            StopReason::EventLimit(n) => write!(f, "event limit of {n} reached"),
+            StopReason::MemoryLimit(mb) => write!(f, "memory limit of {mb} MB reached"),
+            StopReason::Cancelled => write!(f, "cancelled"),
+        }
+    }
+}
+
+/// In JSON a stop reason is its sentence, as in the text report.
+impl Serialize for StopReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_passed_deadline_or_a_cancel_exhausts_the_budget() {
+        let b = Budget::new(Some(Duration::ZERO));
+        assert_eq!(b.exhausted(), Some(StopReason::TimeLimit { seconds: 0.0 }));
+        let b = Budget::unlimited();
+        assert_eq!(b.exhausted(), None);
+        b.cancel_token().cancel();
+        assert_eq!(b.exhausted(), Some(StopReason::Cancelled));
+    }
+
+    #[test]
+    fn a_limit_past_the_clock_is_no_limit() {
+        let b = Budget::new(Some(Duration::MAX));
+        assert_eq!(b.deadline(), None);
+        assert_eq!(b.exhausted(), None);
+    }
+}

@@ -1,0 +1,69 @@
+//! The vocabulary every engine speaks, and the [`Engine`] trait they all implement
+//! (DESIGN.md §4b).
+//!
+//! An engine takes a model, a [`Budget`] (a deadline and a cancel flag shared with the
+//! other engines of a check) and an [`Observer`] for its progress line, and returns the
+//! common [`Report`]: a [`Verdict`], the [`Finding`]s with their [`Witness`]es, why it
+//! stopped early if it did ([`StopReason`]), and its [`Stats`]. The CLI, the JSON output,
+//! the portfolio and the tests treat every engine alike through this vocabulary.
+//!
+//! This module sits just above `system` and below everything that explores: the unfolding
+//! backends, the engines, the dispatcher (`check`) and the writers all use it, and it uses
+//! nothing of theirs. Each engine's counters are declared here ([`Counters`]) so that a
+//! report stays plain data with one JSON schema.
+
+mod budget;
+mod progress;
+mod report;
+mod stats;
+
+pub use budget::{Budget, CancelToken, StopReason};
+pub use progress::{Observer, Progress, Silent};
+pub use report::{
+    AltSetting, Finding, FindingKind, Report, Settings, StepNames, Verdict, Witness, WitnessStep,
+};
+pub use stats::{peak_rss_bytes, Counters, ExplicitCounters, QporCounters, Stats};
+
+use crate::system::model::Model;
+use crate::system::ModelError;
+
+/// A deadlock-checking engine: explores (or reasons about) a model within a budget.
+///
+/// Implementations hold their own options. `run` must return when the model is decided,
+/// when the budget's deadline passes or its cancel token is set (then with
+/// [`Verdict::Inconclusive`] and a [`StopReason`], unless a deadlock was already found),
+/// or on a model error. A [`Verdict::NoDeadlock`] comes only from a complete exploration
+/// or a proof; a [`Verdict::Deadlock`] comes with a witness.
+pub trait Engine {
+    /// The engine's name in reports (`qpor`, `explicit`, …).
+    fn name(&self) -> &'static str;
+
+    /// Checks `model` for deadlocks (and faults) within `budget`.
+    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer)
+        -> Result<Report, EngineError>;
+}
+
+/// Why an engine could not run at all (as opposed to running out of budget, which is an
+/// inconclusive [`Report`]).
+#[derive(Debug)]
+pub enum EngineError {
+    /// The model's semantics cannot be honoured (e.g. a NUPN block contradicting the net,
+    /// or an engine that does not apply to this kind of model).
+    Model(ModelError),
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::Model(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<ModelError> for EngineError {
+    fn from(e: ModelError) -> Self {
+        EngineError::Model(e)
+    }
+}

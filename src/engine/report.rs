@@ -1,0 +1,285 @@
+//! The result of a check: verdict, findings with witnesses, settings, statistics.
+
+use super::{Stats, StopReason};
+use crate::system::{ActionId, DeadKind, System};
+use hashbrown::HashMap;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use std::sync::Arc;
+
+/// The answer of a check.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A reachable dead state that is not final.
+    Deadlock,
+    /// No reachable deadlock (dead final states, i.e. terminations, are fine).
+    NoDeadlock,
+    /// A reachable fault state (failed assertion, run-time error of a program).
+    Fault,
+    /// A limit was reached before the question was decided.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The verdict's name in reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Deadlock => "deadlock",
+            Verdict::NoDeadlock => "no-deadlock",
+            Verdict::Fault => "fault",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// The process exit status scripts rely on: 0 no deadlock, 1 deadlock or fault,
+    /// 3 inconclusive.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::NoDeadlock => 0,
+            Verdict::Deadlock | Verdict::Fault => 1,
+            Verdict::Inconclusive => 3,
+        }
+    }
+}
+
+/// One step of a witness. The names are shared between the steps of all witnesses of a
+/// run (see [`StepNames`]): with `--all` a run can report tens of thousands of findings
+/// with millions of steps, and a string per step made those most of its memory.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct WitnessStep {
+    /// The action's name (a transition name, a program statement).
+    pub action: Arc<str>,
+    /// The component executing it (a process), if the model has owners.
+    pub owner: Option<Arc<str>>,
+}
+
+/// The witness step of each action, named once per run.
+#[derive(Default)]
+pub struct StepNames {
+    steps: HashMap<ActionId, WitnessStep>,
+}
+
+impl StepNames {
+    /// The step for action `a` of `sys`.
+    pub fn step<S: System + ?Sized>(&mut self, sys: &S, a: ActionId) -> WitnessStep {
+        self.steps
+            .entry(a)
+            .or_insert_with(|| WitnessStep {
+                action: sys.action_name(a).into(),
+                owner: sys.action_owner(a).map(|c| sys.component_name(c).into()),
+            })
+            .clone()
+    }
+
+    /// The witness of the firing sequence `actions` of `sys`.
+    pub fn witness<S: System + ?Sized>(
+        &mut self,
+        sys: &S,
+        actions: impl IntoIterator<Item = ActionId>,
+    ) -> Witness {
+        Witness {
+            steps: actions.into_iter().map(|a| self.step(sys, a)).collect(),
+        }
+    }
+}
+
+/// A firing sequence from the initial state. In JSON: the list of action names.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Witness {
+    /// The steps, in order.
+    pub steps: Vec<WitnessStep>,
+}
+
+impl Witness {
+    /// The action names, in order.
+    pub fn actions(&self) -> Vec<&str> {
+        self.steps.iter().map(|s| &*s.action).collect()
+    }
+
+    /// Whether some step names the component executing it.
+    pub fn has_owners(&self) -> bool {
+        self.steps.iter().any(|s| s.owner.is_some())
+    }
+}
+
+impl Serialize for Witness {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.steps.len()))?;
+        for step in &self.steps {
+            seq.serialize_element(&*step.action)?;
+        }
+        seq.end()
+    }
+}
+
+/// What kind of bad (or final) state was found.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FindingKind {
+    /// A dead state that is not final.
+    Deadlock,
+    /// A dead final state.
+    Termination,
+    /// A fault state.
+    Fault,
+}
+
+impl From<DeadKind> for FindingKind {
+    fn from(k: DeadKind) -> Self {
+        match k {
+            DeadKind::Deadlock => FindingKind::Deadlock,
+            DeadKind::Termination => FindingKind::Termination,
+        }
+    }
+}
+
+impl FindingKind {
+    /// The kind's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::Deadlock => "deadlock",
+            FindingKind::Termination => "termination",
+            FindingKind::Fault => "fault",
+        }
+    }
+
+    /// Faults first, then deadlocks, then terminations: the order of a report.
+    fn rank(self) -> u8 {
+        match self {
+            FindingKind::Fault => 0,
+            FindingKind::Deadlock => 1,
+            FindingKind::Termination => 2,
+        }
+    }
+}
+
+/// A dead or faulty state, with how to reach it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Finding {
+    /// Deadlock, termination or fault.
+    pub kind: FindingKind,
+    /// The state, readable (for nets: the marked places).
+    pub state: String,
+    /// For faults: what failed.
+    pub message: Option<String>,
+    /// A firing sequence reaching the state (the shortest, for the explicit engine).
+    pub witness: Witness,
+}
+
+/// In JSON: `kind`, `state`, `message` (faults), `witness` (action names) and, when the
+/// model has owners, `owners` (the component of each step, null where there is none).
+impl Serialize for Finding {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Owners<'w>(&'w Witness);
+        impl Serialize for Owners<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.steps.iter().map(|step| step.owner.as_deref()))
+            }
+        }
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", &self.kind)?;
+        m.serialize_entry("state", &self.state)?;
+        if let Some(msg) = &self.message {
+            m.serialize_entry("message", msg)?;
+        }
+        m.serialize_entry("witness", &self.witness)?;
+        if self.witness.has_owners() {
+            m.serialize_entry("owners", &Owners(&self.witness))?;
+        }
+        m.end()
+    }
+}
+
+/// How the engine was set up, where it matters to read the numbers (QPOR's `k`, `cutoff`
+/// and `unfolding`); empty for engines without such settings.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct Settings {
+    /// QPOR's alternatives: `k`, or `optimal`, `sdpor`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<AltSetting>,
+    /// The adequate order deciding cutoffs (`erv`, `mcmillan`, `none`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cutoff: Option<&'static str>,
+    /// The unfolding explored (`program`, `general`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unfolding: Option<&'static str>,
+}
+
+/// QPOR's alternatives as a setting: a number k, or a name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(untagged)]
+pub enum AltSetting {
+    /// k-partial alternatives.
+    K(usize),
+    /// `optimal` or `sdpor`.
+    Named(&'static str),
+}
+
+/// The result of a check.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct Report {
+    /// The answer.
+    pub verdict: Verdict,
+    /// The engine that produced it.
+    pub engine: &'static str,
+    /// Engine settings worth reporting.
+    #[serde(flatten)]
+    pub settings: Settings,
+    /// Why the run stopped before exploring everything it was asked to, if it did. With a
+    /// deadlock found the verdict stands, but under `--all` the list of findings may then
+    /// be incomplete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<StopReason>,
+    /// The deadlocks and faults found (the first one only, unless `--all`), and with `--all`
+    /// the terminations too; sorted by kind, then in discovery order.
+    pub findings: Vec<Finding>,
+    /// Counters and resources.
+    pub stats: Stats,
+}
+
+impl Report {
+    /// The report of an engine run: the findings are put in report order (faults, then
+    /// deadlocks, then terminations, each in discovery order) and the verdict follows
+    /// from them and from whether the run stopped early.
+    pub fn new(
+        engine: &'static str,
+        mut findings: Vec<Finding>,
+        stopped: Option<StopReason>,
+        stats: Stats,
+        settings: Settings,
+    ) -> Report {
+        findings.sort_by_key(|f| f.kind.rank());
+        let has = |k: FindingKind| findings.iter().any(|f| f.kind == k);
+        let verdict = if has(FindingKind::Fault) {
+            Verdict::Fault
+        } else if has(FindingKind::Deadlock) {
+            Verdict::Deadlock
+        } else if stopped.is_some() {
+            Verdict::Inconclusive
+        } else {
+            Verdict::NoDeadlock
+        };
+        Report {
+            verdict,
+            engine,
+            settings,
+            stopped,
+            findings,
+            stats,
+        }
+    }
+
+    /// The witness of the first deadlock or fault, if any.
+    pub fn witness(&self) -> Option<&Witness> {
+        self.findings
+            .iter()
+            .find(|f| f.kind != FindingKind::Termination)
+            .map(|f| &f.witness)
+    }
+
+    /// The findings of one kind.
+    pub fn findings_of(&self, kind: FindingKind) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(move |f| f.kind == kind)
+    }
+}

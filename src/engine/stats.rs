@@ -1,0 +1,123 @@
+//! What a run cost and counted: typed counters per engine, time and memory.
+
+use serde::Serialize;
+
+/// Counters and resources of a run. In JSON one flat object: the engine's counters, then
+/// `seconds` and `peak_rss_bytes`.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct Stats {
+    /// The engine's own counters.
+    #[serde(flatten)]
+    pub counters: Counters,
+    /// Wall-clock time of the exploration, in seconds.
+    pub seconds: f64,
+    /// Peak resident memory of the process, in bytes (0 where the OS does not say).
+    pub peak_rss_bytes: u64,
+}
+
+impl Stats {
+    /// The counter called `name` (its JSON name), if the engine reports it.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.counters
+            .list()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+}
+
+/// The counters of each engine, typed, in the order reports list them.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Counters {
+    /// The explicit-state search.
+    Explicit(ExplicitCounters),
+    /// QPOR (Algorithm 1).
+    Qpor(QporCounters),
+    /// QPOR's answer without exploration: an enabled action touches no component, so it
+    /// is enabled in every reachable state and nothing can deadlock.
+    AlwaysEnabled {
+        /// The index of that action.
+        always_enabled_action: u64,
+    },
+}
+
+impl Counters {
+    /// The counters as (JSON name, value) pairs, in report order.
+    pub fn list(&self) -> Vec<(String, u64)> {
+        // One schema: the names and order come from the serialised form (serde_json keeps
+        // field order), so text and JSON cannot drift apart.
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(m)) => m
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, v.as_u64()?)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Counters of the explicit-state search.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct ExplicitCounters {
+    /// Distinct states stored.
+    pub states: u64,
+    /// States whose successors were computed.
+    pub expanded: u64,
+    /// Transitions fired (with repeats).
+    pub edges: u64,
+    /// Expanded states without successors.
+    pub dead_states: u64,
+    /// Dead states that are final.
+    pub terminations: u64,
+    /// Bits of one packed state.
+    pub state_bits: u64,
+    /// Bytes per stored state, table included.
+    pub bytes_per_state: u64,
+    /// Stored states per second of the run.
+    pub states_per_second: u64,
+}
+
+/// Counters of QPOR: the exploration tree, the unfolding and Alt.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct QporCounters {
+    /// Leaves with en(C) = ∅ (dead states and cutoff leaves).
+    pub max_configurations: u64,
+    /// Sleep-set-blocked leaves.
+    pub ssbs: u64,
+    /// Maximal configurations stopped by cutoffs (their state still enables a step).
+    pub cutoff_leaves: u64,
+    /// Maximal configurations whose state is a deadlock.
+    pub deadlocks: u64,
+    /// Maximal configurations whose state is final.
+    pub terminations: u64,
+    /// Events created in all.
+    pub events: u64,
+    /// Most events alive at once (the pruned U).
+    pub peak_live_events: u64,
+    /// Events found to be cutoffs.
+    pub cutoff_events: u64,
+    /// Combs built by Alt.
+    pub comb_calls: u64,
+    /// Calls of Alt.
+    pub alt_calls: u64,
+    /// Most spikes in one comb.
+    pub max_comb_size: u64,
+    /// Longest configuration explored.
+    pub max_depth: u64,
+    /// Times U was pruned.
+    pub prunes: u64,
+}
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`), 0 if unknown.
+pub fn peak_rss_bytes() -> u64 {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return 0;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}

@@ -1,0 +1,205 @@
+//! QPOR as an [`Engine`]: builds the unfolding the options ask for (program-like or
+//! general), runs Algorithm 1 ([`explore`](super::explore())) on it and turns the
+//! outcome into the common [`Report`].
+
+use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
+use super::AltMode;
+use crate::engine::{
+    peak_rss_bytes, AltSetting, Budget, Counters, Engine, EngineError, Observer, QporCounters, Report,
+    Settings, Stats,
+};
+use crate::system::model::{Model, SystemOptions};
+use crate::system::net::{Decomposition, Net, NetSystem};
+use crate::system::{ModelError, System};
+use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::Backend;
+use std::time::Instant;
+
+/// Options of the QPOR engine.
+#[derive(Clone, Debug, Default)]
+pub struct QporOptions {
+    /// How the model becomes a component system.
+    pub system: SystemOptions,
+    /// How alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
+    pub alt: AltMode,
+    /// Explore every maximal configuration instead of stopping at the first deadlock.
+    pub all: bool,
+    /// The adequate order for cutoffs.
+    pub cutoff: CutoffMode,
+    /// Stop with an inconclusive verdict after creating this many events; with
+    /// `--cutoff none` it defaults to [`DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS`].
+    pub max_events: Option<u64>,
+    /// Never prune the unfolding (for measurements).
+    pub no_prune: bool,
+    /// Which unfolding backend to explore.
+    pub unfolding: Backend,
+}
+
+/// The event limit used without cutoffs when none is given: cyclic models have infinite
+/// unfoldings, and the run must end (inconclusive) rather than fill the memory.
+pub const DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS: u64 = 20_000_000;
+
+impl QporOptions {
+    /// The event limit in force: the one given, or the default without cutoffs.
+    fn effective_max_events(&self) -> Option<u64> {
+        self.max_events
+            .or((self.cutoff == CutoffMode::None).then_some(DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS))
+    }
+
+    fn explore_options(&self) -> ExploreOptions {
+        ExploreOptions {
+            alt: self.alt,
+            all: self.all,
+            no_prune: self.no_prune,
+        }
+    }
+}
+
+/// The QPOR engine.
+#[derive(Clone, Debug, Default)]
+pub struct Qpor {
+    /// Its options.
+    pub options: QporOptions,
+}
+
+impl Engine for Qpor {
+    fn name(&self) -> &'static str {
+        "qpor"
+    }
+
+    fn run(
+        &self,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> Result<Report, EngineError> {
+        let opts = &self.options;
+        match opts.unfolding.resolve(model, &opts.system) {
+            Backend::General => {
+                let net = model.as_net().ok_or_else(|| {
+                    ModelError::new(
+                        "the general unfolding backend unfolds Petri nets only; use --unfolding program",
+                    )
+                })?;
+                check_net(net, opts, budget, observer)
+            }
+            _ => {
+                let sys = model.system(&opts.system)?;
+                check_system(&*sys, opts, budget, observer, &mut NoTree)
+            }
+        }
+    }
+}
+
+/// Runs QPOR on the general unfolding (branching process) of `net`.
+pub fn check_net(
+    net: &Net,
+    opts: &QporOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Result<Report, EngineError> {
+    use crate::unfold::general::{GeneralOptions, GeneralUnfolding};
+    let start = Instant::now();
+    // The general backend's states are token counts per place: the place-component view.
+    let sys = NetSystem::new(net, Decomposition::Places)?;
+    let mut unf = GeneralUnfolding::new(
+        net,
+        GeneralOptions {
+            cutoff: opts.cutoff,
+            max_events: opts.effective_max_events(),
+        },
+    );
+    // One co-set search can outlast the time limit (cex(C) is NP-complete on non-safe
+    // nets): the backend watches the clock inside its searches too.
+    unf.set_deadline(budget.deadline());
+    let out = explore(
+        &mut unf,
+        &sys,
+        &opts.explore_options(),
+        budget,
+        observer,
+        &mut NoTree,
+    )?;
+    Ok(report(out, opts, "general", start))
+}
+
+/// Runs QPOR on the program-like unfolding of `sys`, reporting the exploration tree to
+/// `tree` as it is built ([`NoTree`] to ignore it).
+pub fn check_system<S: System + ?Sized>(
+    sys: &S,
+    opts: &QporOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+    tree: &mut dyn TreeListener,
+) -> Result<Report, EngineError> {
+    use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
+    let start = Instant::now();
+    if !crate::unfold::program::supports(sys) {
+        return Err(ModelError::new(
+            "this model cannot be unfolded (its system does not list anchored steps); use --engine explicit",
+        )
+        .into());
+    }
+    // An enabled action that touches no component is enabled in every reachable state:
+    // the system never deadlocks, and the unfolding cannot represent its repetitions.
+    let mut initial_steps = Vec::new();
+    sys.enabled_steps(&sys.initial_state(), &mut initial_steps);
+    if let Some(s) = initial_steps.iter().find(|s| s.touched.is_empty()) {
+        let stats = Stats {
+            counters: Counters::AlwaysEnabled {
+                always_enabled_action: s.action.0 as u64,
+            },
+            seconds: start.elapsed().as_secs_f64(),
+            peak_rss_bytes: peak_rss_bytes(),
+        };
+        let settings = Settings {
+            unfolding: Some("program"),
+            ..Settings::default()
+        };
+        return Ok(Report::new("qpor", Vec::new(), None, stats, settings));
+    }
+    let mut unf = ProgramUnfolding::new(
+        sys,
+        ProgramOptions {
+            cutoff: opts.cutoff,
+            max_events: opts.effective_max_events(),
+        },
+    );
+    let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
+    Ok(report(out, opts, "program", start))
+}
+
+/// The report of an exploration of the `backend` unfolding.
+fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start: Instant) -> Report {
+    let u = out.unfolding;
+    let counters = QporCounters {
+        max_configurations: out.max_configurations,
+        ssbs: out.ssbs,
+        cutoff_leaves: out.cutoff_leaves,
+        deadlocks: out.deadlock_leaves,
+        terminations: out.termination_leaves,
+        events: u.events_created,
+        peak_live_events: u.events_alive_peak,
+        cutoff_events: u.cutoff_events,
+        comb_calls: out.alt.combs,
+        alt_calls: out.alt.calls,
+        max_comb_size: out.alt.max_spikes,
+        max_depth: out.max_depth,
+        prunes: out.prunes,
+    };
+    let stats = Stats {
+        counters: Counters::Qpor(counters),
+        seconds: start.elapsed().as_secs_f64(),
+        peak_rss_bytes: peak_rss_bytes(),
+    };
+    let settings = Settings {
+        k: Some(match opts.alt {
+            AltMode::KPartial(k) => AltSetting::K(k),
+            AltMode::Optimal => AltSetting::Named("optimal"),
+            AltMode::Sdpor => AltSetting::Named("sdpor"),
+        }),
+        cutoff: Some(opts.cutoff.name()),
+        unfolding: Some(backend),
+    };
+    Report::new("qpor", out.findings, out.stopped, stats, settings)
+}
