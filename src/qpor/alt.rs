@@ -277,72 +277,22 @@ fn optimal_combination<U: Unfolding + ?Sized>(
     stats: &mut AltStats,
     scratch: &mut AltScratch,
 ) -> Option<bool> {
-    /// One decided spike: which one, the next candidate to try (a flat index), and where
-    /// its trail starts.
-    struct Frame {
-        spike: usize,
-        next: usize,
-        mark: usize,
-    }
-    /// An undoable change: a candidate removed (flat index), or a spike justified.
-    enum Change {
-        Removed(usize),
-        Justified(usize),
-    }
     let n = selected.len();
-    // The candidates of all spikes in one array; spike t owns flat[start[t]..start[t + 1]].
-    let mut flat: Vec<EventId> = Vec::new();
-    let mut start: Vec<usize> = Vec::with_capacity(n + 1);
-    let mut spike_of: Vec<usize> = Vec::new();
-    for (t, spike) in scratch.spikes[..n].iter().enumerate() {
-        start.push(flat.len());
-        flat.extend_from_slice(spike);
-        spike_of.extend(std::iter::repeat_n(t, spike.len()));
-    }
-    start.push(flat.len());
-    let row_len = flat.len() + n;
-    let mut rows: HashMap<EventId, Row> = HashMap::new();
-    let mut spare = Row::new(row_len);
-    let mut removed = vec![false; flat.len()];
-    let mut alive: Vec<usize> = (0..n).map(|t| start[t + 1] - start[t]).collect();
-    let mut justified = vec![false; n];
-    let mut trail: Vec<Change> = Vec::new();
+    let mut search = CombSearch::new(&scratch.spikes[..n]);
     let mut frames: Vec<Frame> = Vec::new();
     let chosen = &mut scratch.chosen;
     chosen.clear();
-    let undo = |trail: &mut Vec<Change>,
-                mark: usize,
-                removed: &mut [bool],
-                alive: &mut [usize],
-                justified: &mut [bool]| {
-        while trail.len() > mark {
-            match trail.pop().unwrap() {
-                Change::Removed(i) => {
-                    removed[i] = false;
-                    alive[spike_of[i]] += 1;
-                }
-                Change::Justified(t) => justified[t] = false,
-            }
-        }
-    };
     // `descend`: choose the next spike; otherwise try the top frame's next candidate.
     let mut descend = true;
     loop {
         if descend {
-            let next = (0..n).filter(|&t| !justified[t]).min_by_key(|&t| alive[t]);
-            let Some(t) = next else {
+            let Some(t) = search.next_spike() else {
                 return Some(true);
             };
-            // Spikes start non-empty and a choice that empties an unjustified one is undone
-            // at once, so every spike left to decide has a candidate.
-            debug_assert!(
-                alive[t] > 0,
-                "[qpor internal bug] an empty spike survived a choice"
-            );
             frames.push(Frame {
                 spike: t,
-                next: start[t],
-                mark: trail.len(),
+                next: search.start[t],
+                mark: search.trail.len(),
             });
         }
         // Try the top frame's next live candidate.
@@ -350,39 +300,159 @@ fn optimal_combination<U: Unfolding + ?Sized>(
             return Some(false);
         };
         let s = f.spike;
-        while f.next < start[s + 1] && removed[f.next] {
+        let end = search.start[s + 1];
+        while f.next < end && search.removed[f.next] {
             f.next += 1;
         }
-        if f.next == start[s + 1] {
+        if f.next == end {
             // Exhausted: undo the choice of the frame below and try its next candidate.
             frames.pop();
             descend = false;
             let Some(below) = frames.last() else {
                 return Some(false);
             };
-            undo(&mut trail, below.mark, &mut removed, &mut alive, &mut justified);
+            search.undo(below.mark);
             chosen.pop();
             continue;
         }
-        let cand = flat[f.next];
+        let cand = search.flat[f.next];
         f.next += 1;
+        let mark = f.mark;
         stats.combinations_tried += 1;
         if stats.combinations_tried % CLOCK_EVERY_COMBINATIONS == 0
             && scratch.deadline.is_some_and(|d| Instant::now() >= d)
         {
             return None;
         }
+        chosen.push(cand);
+        descend = search.choose(unf, selected, s, cand);
+        if !descend {
+            search.undo(mark);
+            chosen.pop();
+        }
+    }
+}
+
+/// One decided spike of the optimal comb search: which one, the next candidate to try (a
+/// flat index), and where its trail starts.
+struct Frame {
+    spike: usize,
+    next: usize,
+    mark: usize,
+}
+
+/// An undoable change of the optimal comb search: a candidate removed (flat index), or a
+/// spike justified.
+enum Change {
+    Removed(usize),
+    Justified(usize),
+}
+
+/// The state of the optimal comb search below the choice stack: the candidates of all
+/// spikes, which are still alive, which spikes are justified, the trail that undoes it,
+/// and the cached conflict rows.
+struct CombSearch {
+    /// The candidates of all spikes in one array; spike t owns `flat[start[t]..start[t + 1]]`.
+    flat: Vec<EventId>,
+    start: Vec<usize>,
+    spike_of: Vec<usize>,
+    removed: Vec<bool>,
+    /// Live candidates per spike.
+    alive: Vec<usize>,
+    justified: Vec<bool>,
+    trail: Vec<Change>,
+    rows: HashMap<EventId, Row>,
+    /// The row of a candidate that did not fit the cache, for one choice.
+    spare: Row,
+    row_len: usize,
+}
+
+impl CombSearch {
+    fn new(spikes: &[Vec<EventId>]) -> CombSearch {
+        let n = spikes.len();
+        let mut flat: Vec<EventId> = Vec::new();
+        let mut start: Vec<usize> = Vec::with_capacity(n + 1);
+        let mut spike_of: Vec<usize> = Vec::new();
+        for (t, spike) in spikes.iter().enumerate() {
+            start.push(flat.len());
+            flat.extend_from_slice(spike);
+            spike_of.extend(std::iter::repeat_n(t, spike.len()));
+        }
+        start.push(flat.len());
+        let row_len = flat.len() + n;
+        CombSearch {
+            removed: vec![false; flat.len()],
+            alive: (0..n).map(|t| start[t + 1] - start[t]).collect(),
+            justified: vec![false; n],
+            trail: Vec::new(),
+            rows: HashMap::new(),
+            spare: Row::new(row_len),
+            row_len,
+            flat,
+            start,
+            spike_of,
+        }
+    }
+
+    /// The unjustified spike with the fewest live candidates, if any is left.
+    fn next_spike(&self) -> Option<usize> {
+        let t = (0..self.alive.len())
+            .filter(|&t| !self.justified[t])
+            .min_by_key(|&t| self.alive[t])?;
+        // Spikes start non-empty and a choice that empties an unjustified one is undone at
+        // once, so every spike left to decide has a candidate.
+        debug_assert!(
+            self.alive[t] > 0,
+            "[qpor internal bug] an empty spike survived a choice"
+        );
+        Some(t)
+    }
+
+    /// Undoes the changes recorded after `mark`.
+    fn undo(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            match self.trail.pop() {
+                Some(Change::Removed(i)) => {
+                    self.removed[i] = false;
+                    self.alive[self.spike_of[i]] += 1;
+                }
+                Some(Change::Justified(t)) => self.justified[t] = false,
+                None => break,
+            }
+        }
+    }
+
+    /// Chooses `cand` for spike `s`: justifies the spikes whose D-event it conflicts with
+    /// and removes the candidates it conflicts with from the others. Returns false when an
+    /// unjustified spike is left empty (the caller undoes the choice).
+    fn choose<U: Unfolding + ?Sized>(
+        &mut self,
+        unf: &U,
+        selected: &[EventId],
+        s: usize,
+        cand: EventId,
+    ) -> bool {
+        let CombSearch {
+            flat,
+            start,
+            removed,
+            alive,
+            justified,
+            trail,
+            rows,
+            spare,
+            row_len,
+            ..
+        } = self;
         let row = if let Some(row) = rows.get_mut(&cand) {
             row
-        } else if (rows.len() + 1) * 2 * row_len <= ROW_CACHE_BITS {
-            rows.entry(cand).or_insert_with(|| Row::new(row_len))
+        } else if (rows.len() + 1) * 2 * *row_len <= ROW_CACHE_BITS {
+            rows.entry(cand).or_insert_with(|| Row::new(*row_len))
         } else {
             spare.clear();
-            &mut spare
+            spare
         };
-        chosen.push(cand);
-        let mut wiped = false;
-        for t in 0..n {
+        for t in 0..selected.len() {
             if justified[t] {
                 continue;
             }
@@ -399,18 +469,10 @@ fn optimal_combination<U: Unfolding + ?Sized>(
                 }
             }
             if alive[t] == 0 {
-                wiped = true;
-                break;
+                return false;
             }
         }
-        if wiped {
-            let mark = frames.last().unwrap().mark;
-            undo(&mut trail, mark, &mut removed, &mut alive, &mut justified);
-            chosen.pop();
-            descend = false;
-        } else {
-            descend = true;
-        }
+        true
     }
 }
 

@@ -156,37 +156,7 @@ fn configuration_cut(prefix: &Prefix, set: &[bool]) -> Option<Vec<bool>> {
 /// Writes the `prefix` view of `prefix` to `out`.
 pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io::Result<W> {
     let n = opts.max_events.unwrap_or(usize::MAX).min(prefix.events.len());
-    let drawn_cond: Vec<bool> = prefix
-        .conditions
-        .iter()
-        .map(|c| c.producer.is_none_or(|p| (p as usize) < n))
-        .collect();
-    let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); prefix.conditions.len()];
-    for (i, e) in prefix.events[..n].iter().enumerate() {
-        for &c in &e.preset {
-            if let Some(list) = consumers.get_mut(c as usize) {
-                list.push(i as u32);
-            }
-        }
-    }
-    let (owners, event_owner) = owner_clusters(prefix, n);
-    // A condition joins an owner's cluster when every drawn event touching it is that
-    // owner's.
-    let cond_owner: Vec<Option<usize>> = prefix
-        .conditions
-        .iter()
-        .enumerate()
-        .map(|(ci, c)| {
-            if !drawn_cond[ci] {
-                return None;
-            }
-            let mut touching = c.producer.into_iter().chain(consumers[ci].iter().copied());
-            let first = event_owner.get(touching.next()? as usize).copied().flatten()?;
-            touching
-                .all(|e| event_owner.get(e as usize).copied().flatten() == Some(first))
-                .then_some(first)
-        })
-        .collect();
+    let layout = Layout::new(prefix, n);
     let mask = highlight_mask(opts, n);
     // The cut is filled only for a non-empty set: the cut of ∅ is the initial cut, which
     // says nothing when nothing was highlighted (e.g. a model without deadlock).
@@ -196,59 +166,26 @@ pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io:
         .filter(|h| !h.events.is_empty())
         .and_then(|_| configuration_cut(prefix, &mask))
         .unwrap_or_default();
-
-    let drawn_conditions = drawn_cond.iter().filter(|d| **d).count();
-    let cutoffs = prefix.cutoffs();
-    let mut title = titled(opts, {
-        format!(
-            "{}: {} ({}), {}{}",
-            if opts.incomplete.is_some() {
-                "incomplete prefix"
-            } else {
-                "prefix"
-            },
-            plural(prefix.events.len(), "event", "events"),
-            plural(cutoffs, "cutoff", "cutoffs"),
-            plural(prefix.conditions.len(), "condition", "conditions"),
-            if opts.incomplete.is_some() { " built" } else { "" }
-        )
-    });
-    if let Some(h) = &opts.highlight {
-        title.push_str(&format!("\nfilled: {}", h.caption));
-    }
     let mut w = DotWriter::digraph(out, "prefix")?;
-    common_defaults(&mut w, Some(&title), &[("newrank", "true")])?;
-
+    common_defaults(&mut w, Some(&prefix_title(prefix, opts)), &[("newrank", "true")])?;
     let write_condition = |w: &mut DotWriter<W>, ci: usize| -> io::Result<()> {
         let label = &prefix.conditions[ci].label;
         let id = format!("c{ci}");
         if cut.get(ci).copied().unwrap_or(false) {
-            w.node(
-                &id,
-                &[
-                    ("shape", "circle"),
-                    ("style", "filled"),
-                    ("fillcolor", HIGHLIGHT_CUT_FILL),
-                    ("label", label),
-                ],
-            )
+            let filled = [
+                ("shape", "circle"),
+                ("style", "filled"),
+                ("fillcolor", HIGHLIGHT_CUT_FILL),
+                ("label", label.as_str()),
+            ];
+            w.node(&id, &filled)
         } else {
             w.node(&id, &[("shape", "circle"), ("label", label)])
         }
     };
-    let mut cluster_conds: Vec<Vec<usize>> = vec![Vec::new(); owners.len()];
-    for (ci, o) in cond_owner.iter().enumerate() {
-        if let Some(k) = o {
-            cluster_conds[*k].push(ci);
-        }
-    }
-    let mut cluster_events: Vec<Vec<usize>> = vec![Vec::new(); owners.len()];
-    for (i, o) in event_owner.iter().enumerate() {
-        if let Some(k) = o {
-            cluster_events[*k].push(i);
-        }
-    }
-    for (k, owner) in owners.iter().enumerate() {
+    let cluster_conds = members(&layout.cond_owner, layout.owners.len());
+    let cluster_events = members(&layout.event_owner, layout.owners.len());
+    for (k, owner) in layout.owners.iter().enumerate() {
         open_owner_cluster(&mut w, k, owner)?;
         for &ci in &cluster_conds[k] {
             write_condition(&mut w, ci)?;
@@ -259,16 +196,107 @@ pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io:
         w.close()?;
     }
     for ci in 0..prefix.conditions.len() {
-        if drawn_cond[ci] && cond_owner[ci].is_none() {
+        if layout.drawn_cond[ci] && layout.cond_owner[ci].is_none() {
             write_condition(&mut w, ci)?;
         }
     }
     for i in 0..n {
-        if event_owner[i].is_none() {
+        if layout.event_owner[i].is_none() {
             event_node(&mut w, prefix, i, mask[i])?;
         }
     }
+    write_arcs(&mut w, prefix, n)?;
+    let notes = prefix_notes(prefix, opts, n, layout.drawn_cond.iter().filter(|d| **d).count());
+    if !notes.is_empty() {
+        w.note("note_truncated", &notes.join("\n"))?;
+    }
+    w.finish()
+}
 
+/// Which conditions are drawn and which owner's cluster each drawn node joins.
+struct Layout<'p> {
+    drawn_cond: Vec<bool>,
+    owners: Vec<&'p str>,
+    event_owner: Vec<Option<usize>>,
+    cond_owner: Vec<Option<usize>>,
+}
+
+impl<'p> Layout<'p> {
+    /// The layout of the first `n` events of `prefix` and their conditions.
+    fn new(prefix: &'p Prefix, n: usize) -> Layout<'p> {
+        let drawn_cond: Vec<bool> = prefix
+            .conditions
+            .iter()
+            .map(|c| c.producer.is_none_or(|p| (p as usize) < n))
+            .collect();
+        let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); prefix.conditions.len()];
+        for (i, e) in prefix.events[..n].iter().enumerate() {
+            for &c in &e.preset {
+                if let Some(list) = consumers.get_mut(c as usize) {
+                    list.push(i as u32);
+                }
+            }
+        }
+        let (owners, event_owner) = owner_clusters(prefix, n);
+        // A condition joins an owner's cluster when every drawn event touching it is that
+        // owner's.
+        let cond_owner = prefix
+            .conditions
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| {
+                if !drawn_cond[ci] {
+                    return None;
+                }
+                let mut touching = c.producer.into_iter().chain(consumers[ci].iter().copied());
+                let first = event_owner.get(touching.next()? as usize).copied().flatten()?;
+                touching
+                    .all(|e| event_owner.get(e as usize).copied().flatten() == Some(first))
+                    .then_some(first)
+            })
+            .collect();
+        Layout {
+            drawn_cond,
+            owners,
+            event_owner,
+            cond_owner,
+        }
+    }
+}
+
+/// The members of each of `clusters` clusters, in order, given each item's cluster.
+fn members(owner: &[Option<usize>], clusters: usize) -> Vec<Vec<usize>> {
+    let mut members = vec![Vec::new(); clusters];
+    for (i, o) in owner.iter().enumerate() {
+        if let Some(k) = o {
+            members[*k].push(i);
+        }
+    }
+    members
+}
+
+/// The title: what the prefix holds, and what is filled.
+fn prefix_title(prefix: &Prefix, opts: &DotOptions) -> String {
+    let incomplete = opts.incomplete.is_some();
+    let mut title = titled(
+        opts,
+        format!(
+            "{}: {} ({}), {}{}",
+            if incomplete { "incomplete prefix" } else { "prefix" },
+            plural(prefix.events.len(), "event", "events"),
+            plural(prefix.cutoffs(), "cutoff", "cutoffs"),
+            plural(prefix.conditions.len(), "condition", "conditions"),
+            if incomplete { " built" } else { "" }
+        ),
+    );
+    if let Some(h) = &opts.highlight {
+        title.push_str(&format!("\nfilled: {}", h.caption));
+    }
+    title
+}
+
+/// The arcs of the first `n` events, conditions of the initial cut on the top row.
+fn write_arcs<W: Write>(w: &mut DotWriter<W>, prefix: &Prefix, n: usize) -> io::Result<()> {
     for (i, e) in prefix.events[..n].iter().enumerate() {
         let eid = format!("e{i}");
         for &c in &e.preset {
@@ -287,10 +315,16 @@ pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io:
         }
         w.close()?;
     }
-    let mut note = Vec::new();
+    Ok(())
+}
+
+/// What the picture leaves out: events past `--max-events` (`n` drawn, with
+/// `drawn_conditions`), and what a stopped builder did not build.
+fn prefix_notes(prefix: &Prefix, opts: &DotOptions, n: usize, drawn_conditions: usize) -> Vec<String> {
+    let mut notes = Vec::new();
     if n < prefix.events.len() {
         let built = if opts.incomplete.is_some() { " built" } else { "" };
-        note.push(format!(
+        notes.push(format!(
             "not drawn: {} of {}{built} and {} of {}{built}\n(--max-events {n})",
             prefix.events.len() - n,
             plural(prefix.events.len(), "event", "events"),
@@ -299,12 +333,9 @@ pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io:
         ));
     }
     if let Some(inc) = &opts.incomplete {
-        note.push(incomplete_note(prefix.events.len(), inc));
+        notes.push(incomplete_note(prefix.events.len(), inc));
     }
-    if !note.is_empty() {
-        w.note("note_truncated", &note.join("\n"))?;
-    }
-    w.finish()
+    notes
 }
 
 /// The note of a picture of a prefix whose builder stopped after `built` events: what it
