@@ -200,8 +200,8 @@ pub fn write_prefix<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io:
             write_condition(&mut w, ci)?;
         }
     }
-    for i in 0..n {
-        if layout.event_owner[i].is_none() {
+    for (i, owner) in layout.event_owner.iter().enumerate() {
+        if owner.is_none() {
             event_node(&mut w, prefix, i, mask[i])?;
         }
     }
