@@ -1,6 +1,8 @@
-//! Writers: nets (PNML, ll_net), reports (text, JSON) and Graphviz pictures (DOT).
+//! Writers: nets (PNML, ll_net, PES text), reports of checks, prefixes and models (text,
+//! JSON), and Graphviz pictures (DOT).
 
 pub mod dot;
+pub mod info;
 pub mod llnet;
 pub mod pes;
 pub mod pnml;

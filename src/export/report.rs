@@ -1,11 +1,9 @@
-//! Rendering of check reports and model information: short human-readable text, and the
+//! Rendering of check reports: short human-readable text, and the
 //! stable JSON documented in the README ("JSON output"), derived from the report types.
 
 use crate::engine::{Finding, FindingKind, Report, Settings, Stats, Verdict, Witness};
-use crate::system::invariants::Safeness;
-use crate::system::model::ModelInfo;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::fmt::Write as _;
 
 /// How much of a report the text shows.
@@ -142,104 +140,4 @@ pub fn report_json(model: &str, report: &Report) -> Value {
         stats: &report.stats,
     };
     serde_json::to_value(view).expect("[qpor internal bug] a report does not serialise to JSON")
-}
-
-/// Model information as text.
-pub fn info_text(model: &str, info: &ModelInfo) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{model}: {}{}",
-        info.kind,
-        info.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default()
-    );
-    if let Some(n) = &info.net {
-        let _ = writeln!(s, "  places: {}", n.places);
-        let _ = writeln!(s, "  transitions: {}", n.transitions);
-        let _ = writeln!(s, "  arcs: {} ({} read arcs)", n.arcs, n.read_arcs);
-        let _ = writeln!(s, "  max arc weight: {}", n.max_weight);
-        let _ = writeln!(
-            s,
-            "  initial marking 1-bounded: {}",
-            if n.initially_one_bounded { "yes" } else { "no" }
-        );
-        let _ = writeln!(s, "  structurally safe: {}", safeness_text(&n.safeness));
-        match (n.nupn_units, n.nupn_safe) {
-            (Some(u), safe) => {
-                let _ = writeln!(
-                    s,
-                    "  NUPN: {u} units{}",
-                    if safe == Some(true) { ", declared safe" } else { "" }
-                );
-            }
-            _ => {
-                let _ = writeln!(s, "  NUPN: none");
-            }
-        }
-    }
-    let mut kinds: Vec<(&str, usize)> = Vec::new();
-    for (k, _) in &info.components {
-        match kinds.iter_mut().find(|(kk, _)| kk == k) {
-            Some(e) => e.1 += 1,
-            None => kinds.push((k, 1)),
-        }
-    }
-    let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    let _ = writeln!(
-        s,
-        "  components: {} ({})",
-        info.components.len(),
-        summary.join(", ")
-    );
-    if info.kind == "program" {
-        for (k, name) in &info.components {
-            let _ = writeln!(s, "    {k} {name}");
-        }
-    }
-    s
-}
-
-/// The safeness verdict of `qpor info` in words.
-pub fn safeness_text(s: &Safeness) -> String {
-    match s {
-        Safeness::Invariants => "yes (every place is covered by a 1-token place invariant)".into(),
-        Safeness::NupnUnits => "yes (NUPN units declared safe)".into(),
-        Safeness::Unknown { unbounded, gave_up } => {
-            if *gave_up {
-                "not known (the place-invariant search gave up)".into()
-            } else {
-                format!("not known (no 1-token invariant covers {})", unbounded.join(", "))
-            }
-        }
-    }
-}
-
-/// Model information as JSON.
-pub fn info_json(model: &str, info: &ModelInfo) -> Value {
-    let mut m = Map::new();
-    m.insert("model".into(), json!(model));
-    m.insert("kind".into(), json!(info.kind));
-    m.insert("name".into(), json!(info.name));
-    if let Some(n) = &info.net {
-        m.insert("places".into(), json!(n.places));
-        m.insert("transitions".into(), json!(n.transitions));
-        m.insert("arcs".into(), json!(n.arcs));
-        m.insert("read_arcs".into(), json!(n.read_arcs));
-        m.insert("max_arc_weight".into(), json!(n.max_weight));
-        m.insert("initially_one_bounded".into(), json!(n.initially_one_bounded));
-        m.insert("nupn".into(), json!(n.nupn_units.is_some()));
-        m.insert("nupn_units".into(), json!(n.nupn_units));
-        m.insert("structurally_safe".into(), json!(n.safeness.is_safe()));
-        m.insert("safeness".into(), json!(safeness_text(&n.safeness)));
-    }
-    m.insert(
-        "components".into(),
-        Value::Array(
-            info.components
-                .iter()
-                .map(|(k, n)| json!({"kind": k, "name": n}))
-                .collect(),
-        ),
-    );
-    Value::Object(m)
 }

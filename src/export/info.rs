@@ -1,0 +1,135 @@
+//! Rendering of `qpor info`: a model's sizes and structure as text and JSON.
+
+use crate::system::invariants::Safeness;
+use crate::system::model::ModelInfo;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// Model information as text.
+pub fn info_text(model: &str, info: &ModelInfo) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{model}: {}{}",
+        info.kind,
+        info.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default()
+    );
+    if let Some(n) = &info.net {
+        let _ = writeln!(s, "  places: {}", n.places);
+        let _ = writeln!(s, "  transitions: {}", n.transitions);
+        let _ = writeln!(s, "  arcs: {} ({} read arcs)", n.arcs, n.read_arcs);
+        let _ = writeln!(s, "  max arc weight: {}", n.max_weight);
+        let _ = writeln!(
+            s,
+            "  initial marking 1-bounded: {}",
+            if n.initially_one_bounded { "yes" } else { "no" }
+        );
+        let _ = writeln!(s, "  structurally safe: {}", safeness_text(&n.safeness));
+        match (n.nupn_units, n.nupn_safe) {
+            (Some(u), safe) => {
+                let _ = writeln!(
+                    s,
+                    "  NUPN: {u} units{}",
+                    if safe == Some(true) { ", declared safe" } else { "" }
+                );
+            }
+            _ => {
+                let _ = writeln!(s, "  NUPN: none");
+            }
+        }
+    }
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for (k, _) in &info.components {
+        match kinds.iter_mut().find(|(kk, _)| kk == k) {
+            Some(e) => e.1 += 1,
+            None => kinds.push((k, 1)),
+        }
+    }
+    let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let _ = writeln!(
+        s,
+        "  components: {} ({})",
+        info.components.len(),
+        summary.join(", ")
+    );
+    if info.kind == "program" {
+        for (k, name) in &info.components {
+            let _ = writeln!(s, "    {k} {name}");
+        }
+    }
+    s
+}
+
+/// The safeness verdict of `qpor info` in words.
+pub fn safeness_text(s: &Safeness) -> String {
+    match s {
+        Safeness::Invariants => "yes (every place is covered by a 1-token place invariant)".into(),
+        Safeness::NupnUnits => "yes (NUPN units declared safe)".into(),
+        Safeness::Unknown { unbounded, gave_up } => {
+            if *gave_up {
+                "not known (the place-invariant search gave up)".into()
+            } else {
+                format!("not known (no 1-token invariant covers {})", unbounded.join(", "))
+            }
+        }
+    }
+}
+
+/// `qpor info --json`: the model information with the names the README documents.
+#[derive(Serialize)]
+struct InfoJson<'i> {
+    model: &'i str,
+    kind: &'static str,
+    name: &'i Option<String>,
+    #[serde(flatten)]
+    net: Option<NetJson>,
+    components: Vec<ComponentJson<'i>>,
+}
+
+#[derive(Serialize)]
+struct NetJson {
+    places: usize,
+    transitions: usize,
+    arcs: usize,
+    read_arcs: usize,
+    max_arc_weight: u32,
+    initially_one_bounded: bool,
+    nupn: bool,
+    nupn_units: Option<usize>,
+    structurally_safe: bool,
+    safeness: String,
+}
+
+#[derive(Serialize)]
+struct ComponentJson<'i> {
+    kind: &'static str,
+    name: &'i str,
+}
+
+/// Model information as JSON.
+pub fn info_json(model: &str, info: &ModelInfo) -> Value {
+    let view = InfoJson {
+        model,
+        kind: info.kind,
+        name: &info.name,
+        net: info.net.as_ref().map(|n| NetJson {
+            places: n.places,
+            transitions: n.transitions,
+            arcs: n.arcs,
+            read_arcs: n.read_arcs,
+            max_arc_weight: n.max_weight,
+            initially_one_bounded: n.initially_one_bounded,
+            nupn: n.nupn_units.is_some(),
+            nupn_units: n.nupn_units,
+            structurally_safe: n.safeness.is_safe(),
+            safeness: safeness_text(&n.safeness),
+        }),
+        components: info
+            .components
+            .iter()
+            .map(|(kind, name)| ComponentJson { kind, name })
+            .collect(),
+    };
+    serde_json::to_value(view).expect("[qpor internal bug] model information does not serialise to JSON")
+}
