@@ -341,21 +341,35 @@ fn assert_error(text: &str, line: usize, col: usize, needle: &str) {
 /// A valid net body after the header, for the errors below to damage.
 const BODY: &str = "PL\n1\"a\"M1\n2\"b\"\nTR\n1\"t\"\nTP\n1<2\nPT\n1>1\n";
 
+/// The header and [`BODY`] with `from` replaced by `to`.
+fn damaged(from: &str, to: &str) -> String {
+    format!("{HEADER}{}", BODY.replace(from, to))
+}
+
+/// [`assert_error`] on each (text, line, column, needle).
+fn assert_errors(cases: &[(String, usize, usize, &str)]) {
+    for (text, line, col, needle) in cases {
+        assert_error(text, *line, *col, needle);
+    }
+}
+
 #[test]
 fn missing_header_line() {
-    assert_error(
-        &format!("PTNet\nFORMAT_N\n{BODY}"),
-        1,
-        1,
-        "expected the header line `PEP`, found `PTNet`",
-    );
-    assert_error(
-        &format!("PEP\nPTNet\n{BODY}"),
-        3,
-        1,
-        "expected `FORMAT_N` or `FORMAT_N2` on the third header line, found `PL`",
-    );
-    assert_error("PEP\nPTNet", 2, 6, "the file ends inside the header");
+    assert_errors(&[
+        (
+            format!("PTNet\nFORMAT_N\n{BODY}"),
+            1,
+            1,
+            "expected the header line `PEP`, found `PTNet`",
+        ),
+        (
+            format!("PEP\nPTNet\n{BODY}"),
+            3,
+            1,
+            "expected `FORMAT_N` or `FORMAT_N2` on the third header line, found `PL`",
+        ),
+        ("PEP\nPTNet".to_string(), 2, 6, "the file ends inside the header"),
+    ]);
 }
 
 #[test]
@@ -370,74 +384,80 @@ fn unknown_format_word() {
 
 #[test]
 fn missing_mandatory_blocks() {
-    assert_error(
-        &format!("{HEADER}TR\n1\"t\"\nTP\nPT\n"),
-        4,
-        1,
-        "missing block PL (places): expected it before TR",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTP\nPT\n"),
-        6,
-        1,
-        "missing block TR (transitions)",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nPT\n1>1\n"),
-        8,
-        1,
-        "missing block TP (transition-to-place arcs): expected it before PT",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\n1<1\n"),
-        10,
-        1,
-        "missing block PT (place-to-transition arcs): the file ends before it",
-    );
+    assert_errors(&[
+        (
+            format!("{HEADER}TR\n1\"t\"\nTP\nPT\n"),
+            4,
+            1,
+            "missing block PL (places): expected it before TR",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nTP\nPT\n"),
+            6,
+            1,
+            "missing block TR (transitions)",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nPT\n1>1\n"),
+            8,
+            1,
+            "missing block TP (transition-to-place arcs): expected it before PT",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\n1<1\n"),
+            10,
+            1,
+            "missing block PT (place-to-transition arcs): the file ends before it",
+        ),
+    ]);
 }
 
 #[test]
 fn block_out_of_order() {
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nPT\n1>1\nTP\n1<1\n"),
-        8,
-        1,
-        "block PT is out of order: TP must come before it",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\nPT\nBL\n"),
-        10,
-        1,
-        "block BL is out of order or repeated: it cannot follow PT",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nXY\nTR\n"),
-        6,
-        1,
-        "unknown block keyword `XY`",
-    );
+    assert_errors(&[
+        (
+            format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nPT\n1>1\nTP\n1<1\n"),
+            8,
+            1,
+            "block PT is out of order: TP must come before it",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\nPT\nBL\n"),
+            10,
+            1,
+            "block BL is out of order or repeated: it cannot follow PT",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nXY\nTR\n"),
+            6,
+            1,
+            "unknown block keyword `XY`",
+        ),
+    ]);
 }
 
 #[test]
 fn unknown_field_letter() {
-    assert_error(
-        &format!("{HEADER}PL\n1\"a\"M1q3\nTR\nTP\nPT\n"),
-        5,
-        7,
-        "unknown field `q` in this place line",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\n1<1 M1\nPT\n"),
-        9,
-        5,
-        "unknown field `M` in this arc line",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTR\n4\"t\"\n\"u\"M1\n"),
-        8,
-        4,
-        "unknown field `M` in this transition line",
-    );
+    assert_errors(&[
+        (
+            format!("{HEADER}PL\n1\"a\"M1q3\nTR\nTP\nPT\n"),
+            5,
+            7,
+            "unknown field `q` in this place line",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\n1<1 M1\nPT\n"),
+            9,
+            5,
+            "unknown field `M` in this arc line",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nTR\n4\"t\"\n\"u\"M1\n"),
+            8,
+            4,
+            "unknown field `M` in this transition line",
+        ),
+    ]);
 }
 
 #[test]
@@ -452,98 +472,85 @@ fn unterminated_string() {
 
 #[test]
 fn duplicate_id() {
-    assert_error(
-        &format!("{HEADER}PL\n1\"a\"\n1\"b\"\nTR\nTP\nPT\n"),
-        6,
-        1,
-        "duplicate place id 1: line 5 already has it",
-    );
-    assert_error(
-        &format!("{HEADER}PL\nTR\n\"t\"\n  1\"u\"\nTP\nPT\n"),
-        7,
-        3,
-        "duplicate transition id 1: line 6",
-    );
+    assert_errors(&[
+        (
+            format!("{HEADER}PL\n1\"a\"\n1\"b\"\nTR\nTP\nPT\n"),
+            6,
+            1,
+            "duplicate place id 1: line 5 already has it",
+        ),
+        (
+            format!("{HEADER}PL\nTR\n\"t\"\n  1\"u\"\nTP\nPT\n"),
+            7,
+            3,
+            "duplicate transition id 1: line 6",
+        ),
+    ]);
 }
 
 #[test]
 fn unknown_place_id_in_an_arc() {
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1<9")),
-        10,
-        3,
-        "unknown place id 9: PL defines no place 9",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1>1", "3>1")),
-        12,
-        1,
-        "unknown place id 3",
-    );
+    assert_errors(&[
+        (
+            damaged("1<2", "1<9"),
+            10,
+            3,
+            "unknown place id 9: PL defines no place 9",
+        ),
+        (damaged("1>1", "3>1"), 12, 1, "unknown place id 3"),
+    ]);
 }
 
 #[test]
 fn unknown_transition_id() {
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "2<2")),
-        10,
-        1,
-        "unknown transition id 2: TR defines no transition 2",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1>1", "1>5")),
-        12,
-        3,
-        "unknown transition id 5",
-    );
+    assert_errors(&[
+        (
+            damaged("1<2", "2<2"),
+            10,
+            1,
+            "unknown transition id 2: TR defines no transition 2",
+        ),
+        (damaged("1>1", "1>5"), 12, 3, "unknown transition id 5"),
+    ]);
 }
 
 #[test]
 fn duplicate_arc() {
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\n\"b\"\nTR\n\"t\"\nTP\n1<2\n\n1<2w2\nPT\n"),
-        12,
-        1,
-        "duplicate arc 1<2: line 10 already gives it",
-    );
-    assert_error(
-        &format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\nPT\nRA\n1<1\n1>1\n"),
-        12,
-        1,
-        "duplicate read arc 1>1: line 11 already gives it",
-    );
+    assert_errors(&[
+        (
+            format!("{HEADER}PL\n\"a\"\n\"b\"\nTR\n\"t\"\nTP\n1<2\n\n1<2w2\nPT\n"),
+            12,
+            1,
+            "duplicate arc 1<2: line 10 already gives it",
+        ),
+        (
+            format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\nPT\nRA\n1<1\n1>1\n"),
+            12,
+            1,
+            "duplicate read arc 1>1: line 11 already gives it",
+        ),
+    ]);
 }
 
 #[test]
 fn zero_weight() {
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1<2 w0")),
-        10,
-        6,
-        "zero arc weight w0",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1<2w2w3")),
-        10,
-        6,
-        "conflicting weights w2 and w3",
-    );
+    assert_errors(&[
+        (damaged("1<2", "1<2 w0"), 10, 6, "zero arc weight w0"),
+        (damaged("1<2", "1<2w2w3"), 10, 6, "conflicting weights w2 and w3"),
+    ]);
 }
 
 #[test]
 fn negative_marking() {
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("M1", "M-1")),
-        5,
-        6,
-        "negative initial marking -1",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("M1", "M1M2")),
-        5,
-        7,
-        "conflicting initial markings M1 and M2",
-    );
+    assert_errors(&[
+        (damaged("M1", "M-1"), 5, 6, "negative initial marking -1"),
+        (
+            damaged("M1", "M1M2"),
+            5,
+            7,
+            "conflicting initial markings M1 and M2",
+        ),
+    ]);
 }
 
 #[test]
@@ -558,116 +565,87 @@ fn missing_id_after_autonumbering_was_switched_off() {
 
 #[test]
 fn number_overflow() {
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("M1", "M4294967296")),
-        5,
-        6,
-        "initial marking 4294967296 is too large",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1<2w99999999999")),
-        10,
-        5,
-        "arc weight 99999999999 is too large",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("2\"b\"", "4294967296\"b\"")),
-        6,
-        1,
-        "place id 4294967296 is too large",
-    );
+    assert_errors(&[
+        (
+            damaged("M1", "M4294967296"),
+            5,
+            6,
+            "initial marking 4294967296 is too large",
+        ),
+        (
+            damaged("1<2", "1<2w99999999999"),
+            10,
+            5,
+            "arc weight 99999999999 is too large",
+        ),
+        (
+            damaged("2\"b\"", "4294967296\"b\""),
+            6,
+            1,
+            "place id 4294967296 is too large",
+        ),
+    ]);
 }
 
 #[test]
 fn arc_lines_must_name_both_ends_the_right_way() {
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1>2")),
-        10,
-        2,
-        "expected `<` in a TP line",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1>1", "1<1")),
-        12,
-        2,
-        "expected `>` in a PT line",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1 2")),
-        10,
-        1,
-        "a lone number 1 on a TP line",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "w2")),
-        10,
-        1,
-        "expected an arc t<p on this TP line",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1<")),
-        10,
-        3,
-        "expected a number after `<`",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("1<2", "1<2 1<2")),
-        10,
-        5,
-        "second arc 1<2 on one TP line",
-    );
+    assert_errors(&[
+        (damaged("1<2", "1>2"), 10, 2, "expected `<` in a TP line"),
+        (damaged("1>1", "1<1"), 12, 2, "expected `>` in a PT line"),
+        (damaged("1<2", "1 2"), 10, 1, "a lone number 1 on a TP line"),
+        (damaged("1<2", "w2"), 10, 1, "expected an arc t<p on this TP line"),
+        (damaged("1<2", "1<"), 10, 3, "expected a number after `<`"),
+        (damaged("1<2", "1<2 1<2"), 10, 5, "second arc 1<2 on one TP line"),
+    ]);
 }
 
 #[test]
 fn other_line_errors() {
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("M1", "Mx")),
-        5,
-        6,
-        "expected a number after `M`, found `x`",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("2\"b\"", "2\"b\"n10")),
-        6,
-        8,
-        "expected `@` between the two coordinates after `n10`",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("2\"b\"", "2\"b\"'c'")),
-        6,
-        5,
-        "second name \"c\" on one place line",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("2\"b\"", "0\"b\"")),
-        6,
-        1,
-        "place id 0: ids start at 1",
-    );
-    assert_error(
-        &format!("{HEADER}{}", BODY.replace("2\"b\"", "2\"b\"#")),
-        6,
-        5,
-        "unexpected `#` in this place line",
-    );
-    assert_error(
-        &format!("{HEADER}{}RA\n1<1w2\n", BODY),
-        14,
-        5,
-        "read arc with weight w2",
-    );
-    assert_error(
-        &format!("{HEADER}DPL s7q\n{BODY}"),
-        4,
-        7,
-        "unknown field `q` in this defaults line",
-    );
-    assert_error(
-        &format!("{HEADER}{BODY}TX\nN1@1\"x\"q\n"),
-        14,
-        8,
-        "unknown field `q` in this text line",
-    );
+    assert_errors(&[
+        (
+            damaged("M1", "Mx"),
+            5,
+            6,
+            "expected a number after `M`, found `x`",
+        ),
+        (
+            damaged("2\"b\"", "2\"b\"n10"),
+            6,
+            8,
+            "expected `@` between the two coordinates after `n10`",
+        ),
+        (
+            damaged("2\"b\"", "2\"b\"'c'"),
+            6,
+            5,
+            "second name \"c\" on one place line",
+        ),
+        (damaged("2\"b\"", "0\"b\""), 6, 1, "place id 0: ids start at 1"),
+        (
+            damaged("2\"b\"", "2\"b\"#"),
+            6,
+            5,
+            "unexpected `#` in this place line",
+        ),
+        (
+            format!("{HEADER}{}RA\n1<1w2\n", BODY),
+            14,
+            5,
+            "read arc with weight w2",
+        ),
+        (
+            format!("{HEADER}DPL s7q\n{BODY}"),
+            4,
+            7,
+            "unknown field `q` in this defaults line",
+        ),
+        (
+            format!("{HEADER}{BODY}TX\nN1@1\"x\"q\n"),
+            14,
+            8,
+            "unknown field `q` in this text line",
+        ),
+    ]);
 }
 
 #[test]

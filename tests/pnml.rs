@@ -360,6 +360,14 @@ fn assert_error(text: &str, line: usize, col: usize, needle: &str) {
     );
 }
 
+/// [`assert_error`] on each (text, line, column, needle).
+#[track_caller]
+fn assert_errors(cases: &[(&str, usize, usize, &str)]) {
+    for &(text, line, col, needle) in cases {
+        assert_error(text, line, col, needle);
+    }
+}
+
 fn net_of(text: &str) -> (Net, Vec<String>) {
     let loaded = load_str(text, "bad.pnml", Format::Pnml, &[]).unwrap_or_else(|e| panic!("{e}"));
     match loaded.model {
@@ -384,36 +392,38 @@ fn marked(marking: &str) -> String {
 
 #[test]
 fn xml_syntax_errors() {
-    assert_error(
-        &doc("<place id=\"p\">\n  </plac>\n"),
-        6,
-        3,
-        "malformed XML: ill-formed document: expected `</place>`, but `</plac>` was found",
-    );
-    assert_error(
-        &doc("<place id=p1/>\n"),
-        5,
-        11,
-        "malformed XML: attribute values must be in quotes",
-    );
-    assert_error(
-        &format!("{HEAD}<place id=\"p"),
-        5,
-        1,
-        "not found before end of input",
-    );
-    assert_error(
-        &format!("{}<pnml/>\n", doc("")),
-        8,
-        1,
-        "after the end of the <pnml> element",
-    );
-    assert_error(
-        &doc("<place id=\"p\"><name><text>a &nbsp; b</text></name></place>\n"),
-        5,
-        29,
-        "unknown entity &nbsp;",
-    );
+    assert_errors(&[
+        (
+            &doc("<place id=\"p\">\n  </plac>\n"),
+            6,
+            3,
+            "malformed XML: ill-formed document: expected `</place>`, but `</plac>` was found",
+        ),
+        (
+            &doc("<place id=p1/>\n"),
+            5,
+            11,
+            "malformed XML: attribute values must be in quotes",
+        ),
+        (
+            &format!("{HEAD}<place id=\"p"),
+            5,
+            1,
+            "not found before end of input",
+        ),
+        (
+            &format!("{}<pnml/>\n", doc("")),
+            8,
+            1,
+            "after the end of the <pnml> element",
+        ),
+        (
+            &doc("<place id=\"p\"><name><text>a &nbsp; b</text></name></place>\n"),
+            5,
+            29,
+            "unknown entity &nbsp;",
+        ),
+    ]);
     let mut latin1 = format!("{HEAD}<place id=\"p\"><name><text>caf").into_bytes();
     latin1.extend_from_slice(b"\xe9</text></name></place>\n");
     latin1.extend_from_slice(TAIL.as_bytes());
@@ -425,177 +435,131 @@ fn xml_syntax_errors() {
 #[test]
 fn truncated_and_empty_documents() {
     let cut = format!("{HEAD}<place id=\"p\">\n  <initialMarking>\n    <text>1");
-    assert_error(
-        &cut,
-        7,
-        12,
-        "the file ends inside <text> (opened at line 7, column 5)",
-    );
-    assert_error("", 1, 1, "the file holds no XML element");
-    assert_error(
-        "<?xml version=\"1.0\"?>\n<html/>",
-        2,
-        1,
-        "expected a PNML document (root element <pnml>), found <html>",
-    );
-    assert_error(
-        "<pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n  <!-- no net -->\n</pnml>\n",
-        1,
-        1,
-        "the PNML document holds no <net> element",
-    );
+    assert_errors(&[
+        (
+            &cut,
+            7,
+            12,
+            "the file ends inside <text> (opened at line 7, column 5)",
+        ),
+        ("", 1, 1, "the file holds no XML element"),
+        (
+            "<?xml version=\"1.0\"?>\n<html/>",
+            2,
+            1,
+            "expected a PNML document (root element <pnml>), found <html>",
+        ),
+        (
+            "<pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n  <!-- no net -->\n</pnml>\n",
+            1,
+            1,
+            "the PNML document holds no <net> element",
+        ),
+    ]);
 }
 
 #[test]
 fn missing_and_duplicate_ids() {
-    assert_error(
-        &doc("  <place>\n  </place>\n"),
-        5,
-        3,
-        "<place> needs an id attribute",
-    );
-    assert_error(
-        &doc("<transition id=\"\"/>\n"),
-        5,
-        1,
-        "the id of this <transition> is empty",
-    );
-    assert_error(
-        &doc("<place id=\"x\"/>\n<transition id=\"y\"/>\n  <transition id=\"x\"/>\n"),
-        7,
-        3,
-        "duplicate id x: the place at line 5, column 1 already has it",
-    );
-    assert_error(
-        &doc("<page id=\"inner\">\n<transition id=\"x\"/>\n</page>\n<referencePlace id=\"x\" ref=\"y\"/>\n"),
-        8,
-        1,
-        "duplicate id x: the transition at line 6, column 1",
-    );
-    assert_error(
-        &doc("<place id=\"p\"/>\n<arc id=\"a\" source=\"p\"/>\n"),
-        6,
-        1,
-        "arc a has no target attribute",
-    );
-    assert_error(
-        &doc("<arc source=\"p\" target=\"t\"/>\n"),
-        5,
-        1,
-        "<arc> needs an id attribute",
-    );
+    assert_errors(&[
+        (&doc("  <place>\n  </place>\n"), 5, 3, "<place> needs an id attribute"),
+        (&doc("<transition id=\"\"/>\n"), 5, 1, "the id of this <transition> is empty"),
+        (&doc("<place id=\"x\"/>\n<transition id=\"y\"/>\n  <transition id=\"x\"/>\n"), 7, 3, "duplicate id x: the place at line 5, column 1 already has it"),
+        (&doc("<page id=\"inner\">\n<transition id=\"x\"/>\n</page>\n<referencePlace id=\"x\" ref=\"y\"/>\n"), 8, 1, "duplicate id x: the transition at line 6, column 1"),
+        (&doc("<place id=\"p\"/>\n<arc id=\"a\" source=\"p\"/>\n"), 6, 1, "arc a has no target attribute"),
+        (&doc("<arc source=\"p\" target=\"t\"/>\n"), 5, 1, "<arc> needs an id attribute"),
+    ]);
 }
 
 #[test]
 fn bad_arcs() {
-    assert_error(
-        &doc("<transition id=\"t\"/>\n<arc id=\"a\" source=\"ghost\" target=\"t\"/>\n"),
-        6,
-        1,
-        "the arc from ghost to t starts at ghost, which is not a place or transition of the net",
-    );
-    assert_error(
-        &doc("<place id=\"p\"/>\n<arc id=\"a\" source=\"p\" target=\"nowhere\"/>\n"),
-        6,
-        1,
-        "goes to nowhere, which is not a place or transition",
-    );
-    assert_error(
-        &doc("<place id=\"p\"/>\n<place id=\"q\"/>\n<arc id=\"a\" source=\"p\" target=\"q\"/>\n"),
-        7,
-        1,
-        "joins two places; an arc must join a place and a transition",
-    );
-    assert_error(
-        &doc("<transition id=\"t\"/>\n<transition id=\"u\"/>\n  <arc id=\"a\" source=\"t\" target=\"u\"/>\n"),
-        7,
-        3,
-        "joins two transitions",
-    );
-    assert_error(
-        &doc(&format!(
+    assert_errors(&[
+        (&doc("<transition id=\"t\"/>\n<arc id=\"a\" source=\"ghost\" target=\"t\"/>\n"), 6, 1, "the arc from ghost to t starts at ghost, which is not a place or transition of the net"),
+        (&doc("<place id=\"p\"/>\n<arc id=\"a\" source=\"p\" target=\"nowhere\"/>\n"), 6, 1, "goes to nowhere, which is not a place or transition"),
+        (&doc("<place id=\"p\"/>\n<place id=\"q\"/>\n<arc id=\"a\" source=\"p\" target=\"q\"/>\n"), 7, 1, "joins two places; an arc must join a place and a transition"),
+        (&doc("<transition id=\"t\"/>\n<transition id=\"u\"/>\n  <arc id=\"a\" source=\"t\" target=\"u\"/>\n"), 7, 3, "joins two transitions"),
+        (&doc(&format!(
             "{P_T}<arc id=\"a1\" source=\"p\" target=\"t\"/>\n<arc id=\"a2\" source=\"t\" target=\"p\"/>\n  \
              <arc id=\"a3\" source=\"p\" target=\"t\"/>\n"
-        )),
-        9,
-        3,
-        "a second arc from p to t: the arc at line 7, column 1 already joins them",
-    );
+        )), 9, 3, "a second arc from p to t: the arc at line 7, column 1 already joins them"),
+    ]);
 }
 
 #[test]
 fn bad_weights() {
-    assert_error(&weighted(" -2"), 8, 23, "the weight of arc a is negative (-2)");
-    assert_error(&weighted("0"), 8, 22, "the weight of arc a is 0");
-    assert_error(&weighted("two"), 8, 22, "expected an arc weight (a whole number from 1 to 4294967295) as the inscription of arc a, found \"two\"");
-    assert_error(
-        &weighted("4294967296"),
-        8,
-        22,
-        "the weight of arc a (4294967296) is too large",
-    );
-    assert_error(&weighted(""), 8, 16, "the inscription of arc a is empty");
+    assert_errors(&[
+        (&weighted(" -2"), 8, 23, "the weight of arc a is negative (-2)"),
+        (&weighted("0"), 8, 22, "the weight of arc a is 0"),
+        (&weighted("two"), 8, 22, "expected an arc weight (a whole number from 1 to 4294967295) as the inscription of arc a, found \"two\""),
+        (&weighted("4294967296"), 8, 22, "the weight of arc a (4294967296) is too large"),
+        (&weighted(""), 8, 16, "the inscription of arc a is empty"),
+    ]);
     let (net, _) = net_of(&weighted("4294967295"));
     assert_eq!(net.transitions[0].pre, vec![(PlaceId(0), u32::MAX)]);
 }
 
 #[test]
 fn bad_markings() {
-    assert_error(
-        &marked("-1"),
-        7,
-        7,
-        "the initial marking of place p is negative (-1)",
-    );
-    assert_error(
-        &marked("\n  many\n"),
-        8,
-        3,
-        "expected a number of tokens (0 to 4294967295) as the initial marking of place p, found \"many\"",
-    );
-    assert_error(
-        &marked("99999999999"),
-        7,
-        7,
-        "the initial marking of place p (99999999999) is too large",
-    );
-    assert_error(&marked("1.5"), 7, 7, "found \"1.5\"");
+    assert_errors(&[
+        (
+            &marked("-1"),
+            7,
+            7,
+            "the initial marking of place p is negative (-1)",
+        ),
+        (
+            &marked("\n  many\n"),
+            8,
+            3,
+            "expected a number of tokens (0 to 4294967295) as the initial marking of place p, found \"many\"",
+        ),
+        (
+            &marked("99999999999"),
+            7,
+            7,
+            "the initial marking of place p (99999999999) is too large",
+        ),
+        (&marked("1.5"), 7, 7, "found \"1.5\""),
+    ]);
     let (net, _) = net_of(&marked(" 4294967295 "));
     assert_eq!(net.places[0].initial, u32::MAX);
 }
 
 #[test]
 fn bad_references() {
-    assert_error(
-        &doc("<referencePlace id=\"r\" ref=\"ghost\"/>\n"),
-        5,
-        1,
-        "referencePlace r refers to ghost, which is not a node of the net",
-    );
-    assert_error(
-        &doc("<referenceTransition id=\"r1\" ref=\"r2\"/>\n<referenceTransition id=\"r2\" ref=\"r1\"/>\n"),
-        5,
-        1,
-        "the reference nodes r1 → r2 → r1 form a cycle",
-    );
-    assert_error(
-        &doc("<referencePlace id=\"me\" ref=\"me\"/>\n"),
-        5,
-        1,
-        "me → me form a cycle",
-    );
-    assert_error(
-        &doc("<transition id=\"t\"/>\n<referencePlace id=\"r\" ref=\"t\"/>\n"),
-        6,
-        1,
-        "referencePlace r refers to t, which is not a place",
-    );
-    assert_error(
-        &doc("<referencePlace id=\"r\"/>\n"),
-        5,
-        1,
-        "referencePlace r has no ref attribute",
-    );
+    assert_errors(&[
+        (
+            &doc("<referencePlace id=\"r\" ref=\"ghost\"/>\n"),
+            5,
+            1,
+            "referencePlace r refers to ghost, which is not a node of the net",
+        ),
+        (
+            &doc(
+                "<referenceTransition id=\"r1\" ref=\"r2\"/>\n<referenceTransition id=\"r2\" ref=\"r1\"/>\n",
+            ),
+            5,
+            1,
+            "the reference nodes r1 → r2 → r1 form a cycle",
+        ),
+        (
+            &doc("<referencePlace id=\"me\" ref=\"me\"/>\n"),
+            5,
+            1,
+            "me → me form a cycle",
+        ),
+        (
+            &doc("<transition id=\"t\"/>\n<referencePlace id=\"r\" ref=\"t\"/>\n"),
+            6,
+            1,
+            "referencePlace r refers to t, which is not a place",
+        ),
+        (
+            &doc("<referencePlace id=\"r\"/>\n"),
+            5,
+            1,
+            "referencePlace r has no ref attribute",
+        ),
+    ]);
 }
 
 /// Two places and a NUPN block (size line 8, structure line 9, units lines 10–11).
@@ -627,42 +591,44 @@ fn bad_nupn_blocks() {
         (0, vec![1], vec![PlaceId(1)])
     );
 
-    assert_error(
-        &nupn_doc(SIZE, "u0", ("p", "u1"), ("q  zz", "")),
-        11,
-        26,
-        "NUPN unit u1 lists zz, which is not a place of the net",
-    );
-    assert_error(
-        &nupn_doc(SIZE, "u0", ("p", "u1"), ("q p", "")),
-        11,
-        25,
-        "place p is in NUPN units u0 and u1; a place belongs to one unit at most",
-    );
-    assert_error(
-        &nupn_doc(SIZE, "u0", ("p", ""), ("q", "")),
-        11,
-        1,
-        "NUPN unit u1 is neither the root unit (u0) nor a subunit of another unit",
-    );
-    assert_error(
-        &nupn_doc(SIZE, "top", ("p", "u1"), ("q", "")),
-        9,
-        1,
-        "the NUPN root unit top is not one of the block's units",
-    );
-    assert_error(
-        &nupn_doc(SIZE, "u0", ("p", "u1 u9"), ("q", "")),
-        10,
-        46,
-        "NUPN unit u0 lists u9 as a subunit, which is not a unit of the block",
-    );
-    assert_error(
-        &nupn_doc(SIZE, "u0", ("p", "u1"), ("q", "u0")),
-        11,
-        43,
-        "the root unit u0 cannot be a subunit",
-    );
+    assert_errors(&[
+        (
+            &nupn_doc(SIZE, "u0", ("p", "u1"), ("q  zz", "")),
+            11,
+            26,
+            "NUPN unit u1 lists zz, which is not a place of the net",
+        ),
+        (
+            &nupn_doc(SIZE, "u0", ("p", "u1"), ("q p", "")),
+            11,
+            25,
+            "place p is in NUPN units u0 and u1; a place belongs to one unit at most",
+        ),
+        (
+            &nupn_doc(SIZE, "u0", ("p", ""), ("q", "")),
+            11,
+            1,
+            "NUPN unit u1 is neither the root unit (u0) nor a subunit of another unit",
+        ),
+        (
+            &nupn_doc(SIZE, "top", ("p", "u1"), ("q", "")),
+            9,
+            1,
+            "the NUPN root unit top is not one of the block's units",
+        ),
+        (
+            &nupn_doc(SIZE, "u0", ("p", "u1 u9"), ("q", "")),
+            10,
+            46,
+            "NUPN unit u0 lists u9 as a subunit, which is not a unit of the block",
+        ),
+        (
+            &nupn_doc(SIZE, "u0", ("p", "u1"), ("q", "u0")),
+            11,
+            43,
+            "the root unit u0 cannot be a subunit",
+        ),
+    ]);
 
     let (_, warnings) = net_of(&nupn_doc(
         "places=\"3\" transitions=\"0\" arcs=\"0\"",
@@ -693,44 +659,48 @@ fn coloured_nets_are_refused() {
         "<page id=\"pg\">\n",
         "<declaration>\n  <structure/>\n</declaration>\n<page id=\"pg\">\n",
     );
-    assert_error(
-        &format!("{declared}{TAIL}"),
-        4,
-        5,
-        "coloured (symmetric) nets are not supported: found <declaration>",
-    );
-    assert_error(
-        &doc("<place id=\"p\">\n  <hlinitialMarking><text>1'dot</text></hlinitialMarking>\n</place>\n"),
-        6,
-        3,
-        "coloured (symmetric) nets are not supported: found <hlinitialMarking>",
-    );
-    assert_error(
-        &doc("<place id=\"p\">\n  <type><text>Dot</text><structure/></type>\n</place>\n"),
-        6,
-        3,
-        "coloured (symmetric) nets are not supported: place p has a <type>",
-    );
+    assert_errors(&[
+        (
+            &format!("{declared}{TAIL}"),
+            4,
+            5,
+            "coloured (symmetric) nets are not supported: found <declaration>",
+        ),
+        (
+            &doc("<place id=\"p\">\n  <hlinitialMarking><text>1'dot</text></hlinitialMarking>\n</place>\n"),
+            6,
+            3,
+            "coloured (symmetric) nets are not supported: found <hlinitialMarking>",
+        ),
+        (
+            &doc("<place id=\"p\">\n  <type><text>Dot</text><structure/></type>\n</place>\n"),
+            6,
+            3,
+            "coloured (symmetric) nets are not supported: place p has a <type>",
+        ),
+    ]);
 }
 
 #[test]
 fn special_arcs_are_refused() {
-    assert_error(
-        &doc(&format!(
-            "{P_T}<arc id=\"a\" source=\"p\" target=\"t\" type=\"inhibitor\"/>\n"
-        )),
-        7,
-        1,
-        "inhibitor arcs are not supported",
-    );
-    assert_error(
-        &doc(&format!(
-            "{P_T}<arc id=\"a\" source=\"p\" target=\"t\">\n  <type value=\"reset\"/>\n</arc>\n"
-        )),
-        8,
-        3,
-        "reset arcs are not supported",
-    );
+    assert_errors(&[
+        (
+            &doc(&format!(
+                "{P_T}<arc id=\"a\" source=\"p\" target=\"t\" type=\"inhibitor\"/>\n"
+            )),
+            7,
+            1,
+            "inhibitor arcs are not supported",
+        ),
+        (
+            &doc(&format!(
+                "{P_T}<arc id=\"a\" source=\"p\" target=\"t\">\n  <type value=\"reset\"/>\n</arc>\n"
+            )),
+            8,
+            3,
+            "reset arcs are not supported",
+        ),
+    ]);
     let (net, _) = net_of(&doc(&format!(
         "{P_T}<arc id=\"a\" source=\"p\" target=\"t\" type=\"normal\"/>\n"
     )));

@@ -1,0 +1,273 @@
+//! P/T nets (DESIGN.md §1, "Nets") and their reading as component systems.
+//!
+//! A [`Net`] is the data every net reader produces and every net writer consumes: places
+//! with initial markings, transitions with weighted input, output and read arcs, and an
+//! optional NUPN decomposition into units. [`NetSystem`] views a net as a
+//! [`System`](crate::system::System):
+//! - [`Decomposition::Places`]: one component per place, whose local state is its token
+//!   count;
+//! - [`Decomposition::Units`]: one component per NUPN unit that owns places (plus one per
+//!   place outside every unit), whose local state is which of its own places holds the
+//!   token, if any. A state in which a unit would hold two tokens means the NUPN block
+//!   contradicts the net; [`System::fire`](crate::system::System::fire) reports it as a
+//!   [`ModelError`](crate::system::ModelError).
+//!
+//! A read arc `t` — `p` means `t` needs a token on `p` and leaves it there. For the
+//! interleaving semantics it is a self-loop of weight 1; the net keeps it apart so that
+//! writers can reproduce the file.
+//!
+//! # Invariants
+//! - Arc lists are sorted by place and hold each place at most once, with weight ≥ 1.
+//! - Every place belongs to at most one unit.
+//!
+//! # Layout
+//! The net itself lives here; `components` cuts it into components, `effects` says what
+//! each transition does to each component, and `system` puts them together as [`NetSystem`].
+
+mod components;
+mod effects;
+mod system;
+
+pub use components::Decomposition;
+pub use system::NetSystem;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Index of a place in [`Net::places`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct PlaceId(pub u32);
+
+impl PlaceId {
+    /// The id as an index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Index of a transition in [`Net::transitions`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct TransId(pub u32);
+
+impl TransId {
+    /// The id as an index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A place.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Place {
+    /// The identifier in the file (PNML `id`; for ll_net, the number).
+    pub id: String,
+    /// The display name, when the file gives one.
+    pub name: Option<String>,
+    /// Tokens in the initial marking.
+    pub initial: u32,
+}
+
+impl Place {
+    /// The name if there is one, else the id.
+    pub fn label(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.id)
+    }
+}
+
+/// A transition.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Transition {
+    /// The identifier in the file.
+    pub id: String,
+    /// The display name, when the file gives one.
+    pub name: Option<String>,
+    /// Input arcs (place, weight), sorted by place.
+    pub pre: Vec<(PlaceId, u32)>,
+    /// Output arcs (place, weight), sorted by place.
+    pub post: Vec<(PlaceId, u32)>,
+    /// Places read (tested for a token, not consumed), sorted.
+    pub read: Vec<PlaceId>,
+}
+
+impl Transition {
+    /// The name if there is one, else the id.
+    pub fn label(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.id)
+    }
+
+    /// Weight of the input arc from `p`, 0 if none.
+    pub fn pre_weight(&self, p: PlaceId) -> u32 {
+        arc_weight(&self.pre, p)
+    }
+
+    /// Weight of the output arc to `p`, 0 if none.
+    pub fn post_weight(&self, p: PlaceId) -> u32 {
+        arc_weight(&self.post, p)
+    }
+
+    /// Whether `t` reads `p`.
+    pub fn reads(&self, p: PlaceId) -> bool {
+        self.read.binary_search(&p).is_ok()
+    }
+
+    /// The places the transition touches (pre, post and read), sorted.
+    pub fn neighbourhood(&self) -> Vec<PlaceId> {
+        let mut v: Vec<PlaceId> = self
+            .pre
+            .iter()
+            .chain(self.post.iter())
+            .map(|(p, _)| *p)
+            .chain(self.read.iter().copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+fn arc_weight(arcs: &[(PlaceId, u32)], p: PlaceId) -> u32 {
+    arcs.binary_search_by_key(&p, |(q, _)| *q)
+        .map(|i| arcs[i].1)
+        .unwrap_or(0)
+}
+
+/// A NUPN unit: a set of places of which at most one is marked in any reachable marking.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Unit {
+    /// The unit's identifier in the file.
+    pub id: String,
+    /// The unit's own places (not those of its subunits).
+    pub places: Vec<PlaceId>,
+    /// Indices (into [`Nupn::units`]) of the subunits.
+    pub subunits: Vec<usize>,
+}
+
+/// A nested-unit decomposition (the PNML `toolspecific tool="nupn"` block).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Nupn {
+    /// All units, in file order.
+    pub units: Vec<Unit>,
+    /// Index of the root unit.
+    pub root: usize,
+    /// The file's `safe` attribute.
+    pub safe: bool,
+}
+
+/// A place/transition net.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Net {
+    /// The net's name or id, when the file gives one.
+    pub name: Option<String>,
+    /// Places, indexed by [`PlaceId`].
+    pub places: Vec<Place>,
+    /// Transitions, indexed by [`TransId`].
+    pub transitions: Vec<Transition>,
+    /// The NUPN decomposition, when the file gives one.
+    pub nupn: Option<Nupn>,
+}
+
+impl Net {
+    /// Adds a place and returns its id.
+    pub fn add_place(&mut self, id: impl Into<String>, name: Option<String>, initial: u32) -> PlaceId {
+        self.places.push(Place {
+            id: id.into(),
+            name,
+            initial,
+        });
+        PlaceId(self.places.len() as u32 - 1)
+    }
+
+    /// Adds a transition without arcs and returns its id.
+    pub fn add_transition(&mut self, id: impl Into<String>, name: Option<String>) -> TransId {
+        self.transitions.push(Transition {
+            id: id.into(),
+            name,
+            pre: Vec::new(),
+            post: Vec::new(),
+            read: Vec::new(),
+        });
+        TransId(self.transitions.len() as u32 - 1)
+    }
+
+    /// Adds `weight` to the input arc `p → t`, keeping the list sorted.
+    pub fn add_pre(&mut self, t: TransId, p: PlaceId, weight: u32) {
+        add_arc(&mut self.transitions[t.index()].pre, p, weight);
+    }
+
+    /// Adds `weight` to the output arc `t → p`, keeping the list sorted.
+    pub fn add_post(&mut self, t: TransId, p: PlaceId, weight: u32) {
+        add_arc(&mut self.transitions[t.index()].post, p, weight);
+    }
+
+    /// Adds the read arc `t — p`.
+    pub fn add_read(&mut self, t: TransId, p: PlaceId) {
+        let read = &mut self.transitions[t.index()].read;
+        if let Err(i) = read.binary_search(&p) {
+            read.insert(i, p);
+        }
+    }
+
+    /// Number of arcs (input + output + read).
+    pub fn num_arcs(&self) -> usize {
+        self.transitions
+            .iter()
+            .map(|t| t.pre.len() + t.post.len() + t.read.len())
+            .sum()
+    }
+
+    /// The largest arc weight (1 for a net without arcs).
+    pub fn max_weight(&self) -> u32 {
+        self.transitions
+            .iter()
+            .flat_map(|t| t.pre.iter().chain(t.post.iter()).map(|(_, w)| *w))
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// Whether the initial marking puts at most one token on every place.
+    pub fn initially_one_bounded(&self) -> bool {
+        self.places.iter().all(|p| p.initial <= 1)
+    }
+
+    /// The marking as a human-readable list of marked places, `p1, 2*p3`.
+    pub fn marking_text(&self, marking: &[u32]) -> String {
+        let mut s = String::new();
+        for (i, &k) in marking.iter().enumerate() {
+            if k == 0 {
+                continue;
+            }
+            if !s.is_empty() {
+                s.push_str(", ");
+            }
+            if k > 1 {
+                let _ = write!(s, "{k}*");
+            }
+            s.push_str(self.places[i].label());
+        }
+        if s.is_empty() {
+            s.push_str("(empty)");
+        }
+        s
+    }
+
+    /// The initial marking as a vector of token counts.
+    pub fn initial_marking(&self) -> Vec<u32> {
+        self.places.iter().map(|p| p.initial).collect()
+    }
+}
+
+fn add_arc(arcs: &mut Vec<(PlaceId, u32)>, p: PlaceId, weight: u32) {
+    match arcs.binary_search_by_key(&p, |(q, _)| *q) {
+        Ok(i) => arcs[i].1 = arcs[i].1.saturating_add(weight),
+        Err(i) => arcs.insert(i, (p, weight)),
+    }
+}
+
+/// Looks places up by their file identifier (readers use it to resolve arc ends).
+pub fn place_index(net: &Net) -> HashMap<&str, PlaceId> {
+    net.places
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id.as_str(), PlaceId(i as u32)))
+        .collect()
+}
