@@ -15,11 +15,10 @@
 
 use super::ast::{self, ExprKind, InitSel, Item, Span, TypeSpec};
 use super::{Diag, LineIndex};
-use crate::system::program::code::{
-    ChanDecl, Comp, CompKind, Expr, Instance, ProcDef, ResDecl, ValTy, VarDecl,
+use crate::system::program::{
+    apply_binary, apply_unary, ChanDecl, Comp, CompKind, Expr, Instance, ProcDef, Program, ResDecl, ValTy,
+    VarDecl,
 };
-use crate::system::program::interp;
-use crate::system::program::Program;
 use crate::system::CompId;
 use std::collections::HashMap;
 
@@ -786,7 +785,7 @@ impl Front<'_> {
                     ));
                 }
                 if let Expr::Const(v) = x {
-                    let r = interp::unary(*op, v).map_err(|m| Diag::at(e.span.start, m))?;
+                    let r = apply_unary(*op, v).map_err(|m| Diag::at(e.span.start, m))?;
                     return Ok((Expr::Const(r), t));
                 }
                 Ok((Expr::Unary(*op, Box::new(x)), t))
@@ -823,7 +822,7 @@ impl Front<'_> {
                     }
                 }
                 if let (Expr::Const(u), Expr::Const(v)) = (&x, &y) {
-                    let r = interp::binary(*op, *u, *v).map_err(|m| Diag::at(e.span.start, m))?;
+                    let r = apply_binary(*op, *u, *v).map_err(|m| Diag::at(e.span.start, m))?;
                     return Ok((Expr::Const(r), result));
                 }
                 Ok((Expr::Binary(*op, Box::new(x), Box::new(y)), result))

@@ -1,4 +1,4 @@
-//! Lowering of process bodies to flat code ([`crate::system::program::code`]) and the
+//! Lowering of process bodies to flat code ([`crate::system::program::Op`]) and the
 //! checks that need the code: which mutexes a process may hold where (for `unlock`), and
 //! which instances are ever started (for `join` and `spawn`).
 //!
@@ -16,7 +16,7 @@
 use super::ast::{self, AssignOp, Block, Span, Stmt, StmtKind, Target};
 use super::check::{Front, Global, LocalName, LocalSym, Ty};
 use super::Diag;
-use crate::system::program::code::{
+use crate::system::program::{
     BinOp, CellRef, Expr, Instance, LValue, LocalArray, Op, OpKind, ProcDef, Slot, SlotInfo, ValTy,
 };
 use fixedbitset::FixedBitSet;

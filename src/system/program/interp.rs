@@ -22,7 +22,7 @@ use crate::system::{CompId, TouchSet};
 pub const MAX_LOCAL_STEPS: u64 = 1_000_000;
 
 /// Applies a unary operator.
-pub(crate) fn unary(op: UnOp, v: i64) -> Result<i64, String> {
+pub(crate) fn apply_unary(op: UnOp, v: i64) -> Result<i64, String> {
     match op {
         UnOp::Neg => v.checked_neg().ok_or_else(|| "arithmetic overflow".to_string()),
         UnOp::Not => Ok((v == 0) as i64),
@@ -31,7 +31,7 @@ pub(crate) fn unary(op: UnOp, v: i64) -> Result<i64, String> {
 
 /// Applies a binary operator to evaluated operands (`&&` and `||` included, without
 /// short circuit; [`Eval::expr`] short-circuits before calling this).
-pub(crate) fn binary(op: BinOp, a: i64, b: i64) -> Result<i64, String> {
+pub(crate) fn apply_binary(op: BinOp, a: i64, b: i64) -> Result<i64, String> {
     let overflow = || "arithmetic overflow".to_string();
     Ok(match op {
         BinOp::Or => (a != 0 || b != 0) as i64,
@@ -169,7 +169,7 @@ impl<'p> Eval<'p> {
                 mem.read(self.var_cell(*var, Some(i))?)
                     .ok_or_else(|| INTERNAL.to_string())
             }
-            Expr::Unary(op, a) => unary(*op, self.expr(a, locals, mem)?),
+            Expr::Unary(op, a) => apply_unary(*op, self.expr(a, locals, mem)?),
             Expr::Binary(BinOp::And, a, b) => {
                 Ok((self.expr(a, locals, mem)? != 0 && self.expr(b, locals, mem)? != 0) as i64)
             }
@@ -179,7 +179,7 @@ impl<'p> Eval<'p> {
             Expr::Binary(op, a, b) => {
                 let x = self.expr(a, locals, mem)?;
                 let y = self.expr(b, locals, mem)?;
-                binary(*op, x, y)
+                apply_binary(*op, x, y)
             }
         }
     }
