@@ -534,3 +534,73 @@ proptest! {
         exercise(&String::from_utf8_lossy(&bytes));
     }
 }
+
+// ------------------------------------------------------------ operators and nesting limits
+
+/// The explicit engine's verdict on a program that must parse.
+fn verdict(text: &str) -> Verdict {
+    let (p, _) = parse(text, "t.proc", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let sys = p.system().unwrap();
+    qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent)
+        .unwrap()
+        .verdict
+}
+
+#[test]
+fn operators_bind_as_documented() {
+    let text = "const A = 1 + 2 * 3 ** 2;\nconst B = 2 ** 3 ** 2;\nconst C = 10 - 2 - 3;\n\
+        process main {\n    assert A == 19 && B == 512 && C == 5;\n    assert -7 % 3 == 2 && -7 / 3 == -3 && 7 / -2 == -3;\n    \
+        assert !(1 > 2) || false && false;\n}\ninit main;\n";
+    assert_eq!(verdict(text), Verdict::NoDeadlock);
+}
+
+#[test]
+fn expression_depth_is_bounded() {
+    let sum = |n: usize| vec!["1"; n].join(" + ");
+    let ok = format!("process main {{\n    assert {} > 0;\n}}\ninit main;\n", sum(150));
+    assert_eq!(verdict(&ok), Verdict::NoDeadlock);
+    let deep = format!("process main {{\n    assert {} > 0;\n}}\ninit main;\n", sum(400));
+    let err = parse(&deep, "t.proc", &[]).unwrap_err();
+    assert!(err.message.contains("nested more than 200 levels"), "{err}");
+    let nots = format!(
+        "process main {{\n    assert {}true;\n}}\ninit main;\n",
+        "!".repeat(1000)
+    );
+    assert!(parse(&nots, "t.proc", &[])
+        .unwrap_err()
+        .message
+        .contains("nested more than"));
+}
+
+#[test]
+fn nesting_is_bounded_before_parsing() {
+    let body = |n: usize| format!("{}skip;{}", "if true { ".repeat(n), " }".repeat(n));
+    let ok = format!("process main {{\n{}\n}}\ninit main;\n", body(60));
+    assert_eq!(verdict(&ok), Verdict::NoDeadlock);
+    let deep = format!("process main {{\n{}\n}}\ninit main;\n", body(100));
+    let err = parse(&deep, "t.proc", &[]).unwrap_err();
+    assert_eq!(
+        (err.pos.line, err.message.contains("64 levels")),
+        (2, true),
+        "{err}"
+    );
+    let parens = format!(
+        "process main {{\n    assert {}1{} == 1;\n}}\ninit main;\n",
+        "(".repeat(63),
+        ")".repeat(63)
+    );
+    assert_eq!(verdict(&parens), Verdict::NoDeadlock);
+    // Brackets in comments do not count.
+    let commented = format!("// {}\nprocess main {{ skip; }}\ninit main;\n", "(".repeat(100));
+    assert!(parse(&commented, "t.proc", &[]).is_ok());
+}
+
+#[test]
+fn long_else_if_chains_need_no_recursion() {
+    let mut text = String::from("process main {\n    var k: int = 7;\n    if k == 0 { skip; }");
+    for i in 1..2000 {
+        text.push_str(&format!(" else if k == {i} {{ skip; }}"));
+    }
+    text.push_str(" else { assert false; }\n}\ninit main;\n");
+    assert_eq!(verdict(&text), Verdict::NoDeadlock);
+}

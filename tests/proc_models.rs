@@ -1,13 +1,15 @@
 //! The models of `models/proc/` through the public API: explicit-engine verdicts, the
 //! number of terminal states at small parameters against hand counts, the number of
 //! Mazurkiewicz traces against the paper's (dpu.md §6), agreement of each program with its
-//! exported net, and loading at the sizes of the paper's Table 1.
+//! exported net, loading at the sizes of the paper's Table 1, and the program as a component
+//! system (folding of local code, interning, touch sets, firing, names and faults).
 
 use qpor::check::{CheckOptions, Silent, Verdict};
 use qpor::parse::proc::parse;
 use qpor::system::net::{Decomposition, NetSystem};
-use qpor::system::program::{to_net, Program, ToNetOptions};
-use qpor::system::{Step, System};
+use qpor::system::program::{to_net, Program, ProgramSystem, ToNetOptions};
+use qpor::system::{ActionId, CompId, Local, Step, System, TouchSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Parameter values of a model, as `-D` would give them.
 type Defines = &'static [(&'static str, i64)];
@@ -380,4 +382,221 @@ fn table_one_sizes_load() {
             start.elapsed()
         );
     }
+}
+
+// ------------------------------------------------------------ the program as a system
+
+fn compile(text: &str) -> Program {
+    match parse(text, "t.proc", &[]) {
+        Ok((p, _)) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn states(p: &Program) -> u64 {
+    explicit_all(p).stats.get("states").unwrap()
+}
+
+/// Every reachable state of `sys` (at most `max`), breadth first.
+fn reachable(sys: &ProgramSystem<'_>, max: usize) -> Vec<Vec<Local>> {
+    let mut seen = HashSet::new();
+    let mut order = Vec::new();
+    let mut queue = VecDeque::from([sys.initial_state()]);
+    while let Some(s) = queue.pop_front() {
+        if !seen.insert(s.clone()) || order.len() >= max {
+            continue;
+        }
+        let mut steps = Vec::new();
+        sys.enabled_steps(&s, &mut steps);
+        for st in &steps {
+            let mut next = Vec::new();
+            assert!(sys.successor(&s, st, &mut next).unwrap());
+            queue.push_back(next);
+        }
+        order.push(s);
+    }
+    order
+}
+
+#[test]
+fn local_code_is_folded_into_visible_steps() {
+    let p = compile(
+        "var x: 0..=5;\nmutex m;\nprocess p {\n    var t: int = 0;\n    for k in 0..100 {\n        t += k;\n    }\n    lock m;\n    x = 5;\n    unlock m;\n}\ninit p;\n",
+    );
+    let sys = p.system().unwrap();
+    let s0 = sys.initial_state();
+    assert_eq!(
+        sys.local_name(CompId(0), s0[0]),
+        "at 8:5 `lock m;` with t=4950, k=0"
+    );
+    let mut steps = Vec::new();
+    sys.enabled_steps(&s0, &mut steps);
+    assert_eq!(steps.len(), 1);
+    assert_eq!(sys.action_name(steps[0].action), "lock m at 8:5");
+    // before the lock, before the write, before the unlock, done.
+    assert_eq!(states(&p), 4);
+}
+
+#[test]
+fn equal_local_states_are_interned_once() {
+    let p = compile("mutex m;\nprocess p[i in 0..2] {\n    lock m;\n    unlock m;\n}\ninit p;\n");
+    let sys = p.system().unwrap();
+    let s0 = sys.initial_state();
+    assert_eq!(
+        s0[0], s0[1],
+        "both instances stand before `lock m` with no locals"
+    );
+    let mut steps = Vec::new();
+    sys.enabled_steps(&s0, &mut steps);
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    assert!(sys.successor(&s0, &steps[0], &mut a).unwrap());
+    let interned = sys.interned_states();
+    assert!(sys.successor(&s0, &steps[0], &mut b).unwrap());
+    assert_eq!(a, b);
+    assert_eq!(
+        sys.interned_states(),
+        interned,
+        "firing again interns nothing new"
+    );
+    // The two lock actions are different actions with different touch sets.
+    assert_ne!(steps[0].action, steps[1].action);
+    assert_eq!(steps[0].touched.as_slice(), &[CompId(0), CompId(2)]);
+    assert_eq!(steps[1].touched.as_slice(), &[CompId(1), CompId(2)]);
+}
+
+#[test]
+fn locals_are_reset_when_their_scope_ends() {
+    // t has no initialiser: only the reset at the end of the loop body makes it 0 again
+    // at the choice, so the choice is one state, not three.
+    let p = compile(
+        "mutex m;\nprocess p {\n    loop {\n        var t: 0..=3;\n        choose {\n            t = 1;\n        } or {\n            t = 2;\n        }\n        lock m;\n        unlock m;\n    }\n}\ninit p;\n",
+    );
+    // at the choice; before lock with t = 1 or 2; before unlock with t = 1 or 2.
+    assert_eq!(states(&p), 5);
+}
+
+#[test]
+fn a_fault_state_is_final_for_nothing_and_takes_no_step() {
+    let p = compile("mutex m;\nprocess p {\n    lock m;\n    assert false;\n}\ninit p;\n");
+    let sys = p.system().unwrap();
+    let s0 = sys.initial_state();
+    let mut steps = Vec::new();
+    sys.enabled_steps(&s0, &mut steps);
+    let mut s1 = Vec::new();
+    assert!(sys.successor(&s0, &steps[0], &mut s1).unwrap());
+    assert_eq!(
+        sys.fault(CompId(0), s1[0]).as_deref(),
+        Some("t.proc:4:5: assertion failed: `assert false;`")
+    );
+    assert!(!sys.is_final(CompId(0), s1[0]));
+    assert_eq!(sys.local_name(CompId(0), s1[0]), "fault");
+    let mut none = Vec::new();
+    sys.enabled_steps(&s1, &mut none);
+    assert!(none.is_empty());
+    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    assert_eq!(r.verdict, Verdict::Fault);
+}
+
+const MIXED: &str = "param N = 3;\nmutex m[N];\nsem s = 1;\nchan c: 0..3;\nvar a[N]: 0..=2;\nvar x: 0..=9;\n\
+    process w[i in 0..N] {\n    var j: 0..N = (i + 1) % N;\n    lock m[j];\n    a[j] += 1;\n    unlock m[j];\n    wait s;\n    x += 1;\n    signal s;\n    c!j;\n}\n\
+    process sink {\n    for k in 0..N {\n        var v: 0..3;\n        c?v;\n        a[v] -= 1;\n    }\n}\n\
+    process main {\n    for i in 0..N {\n        spawn w[i];\n    }\n    for i in 0..N {\n        join w[i];\n    }\n}\n\
+    init main, sink;\n";
+
+#[test]
+fn touching_index_agrees_with_the_filter_and_touch_sets_are_fixed() {
+    let p = compile(MIXED);
+    let sys = p.system().unwrap();
+    let all = reachable(&sys, 20_000);
+    assert!(all.len() > 100);
+    let mut touch: HashMap<ActionId, TouchSet> = HashMap::new();
+    for s in &all {
+        let mut steps = Vec::new();
+        sys.enabled_steps(s, &mut steps);
+        for st in &steps {
+            let prev = touch.entry(st.action).or_insert_with(|| st.touched.clone());
+            assert_eq!(*prev, st.touched, "{}", sys.action_name(st.action));
+            assert!(st.touched.windows(2).all(|w| w[0] < w[1]));
+            assert!(st.touched.contains(&sys.action_owner(st.action).unwrap()));
+        }
+        for c in 0..sys.num_components() {
+            let c = CompId(c as u32);
+            let mut fast = Vec::new();
+            sys.enabled_steps_touching(s, c, &mut fast);
+            let mut slow: Vec<Step> = steps.iter().filter(|x| x.touched.contains(&c)).cloned().collect();
+            fast.sort_by_key(|x| x.action);
+            slow.sort_by_key(|x| x.action);
+            assert_eq!(fast, slow, "component {}", sys.component_name(c));
+        }
+    }
+}
+
+#[test]
+fn fire_only_depends_on_the_touched_states_and_refuses_other_control_points() {
+    let p = compile(MIXED);
+    let sys = p.system().unwrap();
+    let all = reachable(&sys, 5_000);
+    let mut results: HashMap<(ActionId, Vec<Local>), Vec<Local>> = HashMap::new();
+    for s in &all {
+        let mut steps = Vec::new();
+        sys.enabled_steps(s, &mut steps);
+        for st in &steps {
+            let before: Vec<Local> = st.touched.iter().map(|c| s[c.index()]).collect();
+            let mut after = vec![Local(0); before.len()];
+            assert!(sys.fire(st, &before, &mut after).unwrap());
+            let prev = results
+                .entry((st.action, before))
+                .or_insert_with(|| after.clone());
+            assert_eq!(*prev, after);
+        }
+    }
+    // The initial step of main (spawn w[0]) cannot fire once main has moved on.
+    let s0 = sys.initial_state();
+    let mut steps = Vec::new();
+    sys.enabled_steps(&s0, &mut steps);
+    let spawn = steps
+        .iter()
+        .find(|s| sys.action_name(s.action).starts_with("spawn w[0]"))
+        .unwrap()
+        .clone();
+    let mut s1 = Vec::new();
+    assert!(sys.successor(&s0, &spawn, &mut s1).unwrap());
+    assert!(!sys.successor(&s1, &spawn, &mut Vec::new()).unwrap());
+}
+
+#[test]
+fn components_are_named_and_kinded() {
+    let p = compile(MIXED);
+    let sys = p.system().unwrap();
+    let names: Vec<String> = (0..sys.num_components())
+        .map(|c| sys.component_name(CompId(c as u32)))
+        .collect();
+    assert_eq!(
+        names,
+        ["w[0]", "w[1]", "w[2]", "sink", "main", "m[0]", "m[1]", "m[2]", "s", "a[0]", "a[1]", "a[2]", "x"]
+    );
+    let kinds: Vec<&str> = (0..sys.num_components())
+        .map(|c| sys.component_kind(CompId(c as u32)))
+        .collect();
+    assert_eq!(kinds[3], "process");
+    assert_eq!(kinds[5], "mutex");
+    assert_eq!(kinds[8], "semaphore");
+    assert_eq!(kinds[12], "variable");
+    let s0 = sys.initial_state();
+    assert_eq!(sys.local_name(CompId(0), s0[0]), "idle");
+    assert_eq!(sys.local_name(CompId(5), s0[5]), "free");
+    assert_eq!(sys.local_name(CompId(8), s0[8]), "1");
+    assert!(sys.is_final(CompId(0), s0[0]));
+    assert!(!sys.is_final(CompId(4), s0[4]));
+}
+
+#[test]
+fn wide_ranges_are_not_enumerated() {
+    let p = compile(
+        "var x: 0..=4294967295 = 4294967295;\nmutex m;\nprocess p {\n    lock m;\n    x -= 4294967295;\n    unlock m;\n}\ninit p;\n",
+    );
+    let sys = p.system().unwrap();
+    assert_eq!(sys.local_name(CompId(1), sys.initial_state()[1]), "4294967295");
+    assert_eq!(states(&p), 4);
 }

@@ -20,7 +20,7 @@ pub(crate) struct Ident {
     pub span: Span,
 }
 
-pub(crate) use crate::system::program::code::{BinOp, UnOp};
+pub(crate) use crate::system::program::{BinOp, UnOp};
 
 /// Binding strength of a binary operator; higher binds tighter.
 pub(crate) fn precedence(op: BinOp) -> u8 {

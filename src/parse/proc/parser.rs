@@ -387,11 +387,17 @@ fn internal(at: usize) -> Diag {
     Diag::at(at, "[qpor internal bug] the grammar and the front end disagree")
 }
 
-fn decl_name(p: Pair<'_, Rule>) -> Result<DeclName, Diag> {
+/// A name with an optional bracketed expression (`f`, `f[i]`), and its span.
+fn indexed_name(p: Pair<'_, Rule>) -> Result<(Ident, Option<Expr>, Span), Diag> {
     let span = span_of(&p);
     let mut it = p.into_inner();
     let name = ident(next(&mut it, span.start)?);
-    let size = it.next().map(expr).transpose()?;
+    let index = it.next().map(expr).transpose()?;
+    Ok((name, index, span))
+}
+
+fn decl_name(p: Pair<'_, Rule>) -> Result<DeclName, Diag> {
+    let (name, size, span) = indexed_name(p)?;
     Ok(DeclName { name, size, span })
 }
 
@@ -455,10 +461,7 @@ fn range(p: Pair<'_, Rule>) -> Result<Range, Diag> {
 }
 
 fn target(p: Pair<'_, Rule>) -> Result<Target, Diag> {
-    let span = span_of(&p);
-    let mut it = p.into_inner();
-    let name = ident(next(&mut it, span.start)?);
-    let index = it.next().map(expr).transpose()?;
+    let (name, index, span) = indexed_name(p)?;
     Ok(Target { name, index, span })
 }
 

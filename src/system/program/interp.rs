@@ -22,7 +22,7 @@ use crate::system::{CompId, TouchSet};
 pub const MAX_LOCAL_STEPS: u64 = 1_000_000;
 
 /// Applies a unary operator.
-pub(crate) fn unary(op: UnOp, v: i64) -> Result<i64, String> {
+pub(crate) fn apply_unary(op: UnOp, v: i64) -> Result<i64, String> {
     match op {
         UnOp::Neg => v.checked_neg().ok_or_else(|| "arithmetic overflow".to_string()),
         UnOp::Not => Ok((v == 0) as i64),
@@ -31,7 +31,7 @@ pub(crate) fn unary(op: UnOp, v: i64) -> Result<i64, String> {
 
 /// Applies a binary operator to evaluated operands (`&&` and `||` included, without
 /// short circuit; [`Eval::expr`] short-circuits before calling this).
-pub(crate) fn binary(op: BinOp, a: i64, b: i64) -> Result<i64, String> {
+pub(crate) fn apply_binary(op: BinOp, a: i64, b: i64) -> Result<i64, String> {
     let overflow = || "arithmetic overflow".to_string();
     Ok(match op {
         BinOp::Or => (a != 0 || b != 0) as i64,
@@ -141,15 +141,7 @@ impl<'p> Eval<'p> {
             .vars
             .get(var as usize)
             .ok_or_else(|| "[qpor internal bug] variable".to_string())?;
-        match (d.len, i) {
-            (None, _) => Ok(d.base),
-            (Some(len), Some(i)) if i >= 0 && i < len as i64 => Ok(CompId(d.base.0 + i as u32)),
-            (Some(len), i) => Err(format!(
-                "index {} is out of range for `{}` (size {len})",
-                i.unwrap_or(-1),
-                d.name
-            )),
-        }
+        Ok(CompId(d.base.0 + cell_offset(d.len, i, &d.name)?))
     }
 
     pub fn expr(&self, e: &Expr, locals: &[i64], mem: &dyn Memory) -> Result<i64, String> {
@@ -169,7 +161,7 @@ impl<'p> Eval<'p> {
                 mem.read(self.var_cell(*var, Some(i))?)
                     .ok_or_else(|| INTERNAL.to_string())
             }
-            Expr::Unary(op, a) => unary(*op, self.expr(a, locals, mem)?),
+            Expr::Unary(op, a) => apply_unary(*op, self.expr(a, locals, mem)?),
             Expr::Binary(BinOp::And, a, b) => {
                 Ok((self.expr(a, locals, mem)? != 0 && self.expr(b, locals, mem)? != 0) as i64)
             }
@@ -179,7 +171,7 @@ impl<'p> Eval<'p> {
             Expr::Binary(op, a, b) => {
                 let x = self.expr(a, locals, mem)?;
                 let y = self.expr(b, locals, mem)?;
-                binary(*op, x, y)
+                apply_binary(*op, x, y)
             }
         }
     }
@@ -297,19 +289,8 @@ impl<'p> Eval<'p> {
         match e {
             Expr::Const(_) | Expr::Index | Expr::Local(_) => {}
             Expr::LocalElem { index, .. } => self.cells_of(index, locals, out),
-            Expr::Shared(v) => {
-                if let Ok(c) = self.var_cell(*v, None) {
-                    out.push(c);
-                }
-            }
-            Expr::SharedElem { var, index } => {
-                // Indices of shared cells read no shared variable (a static check).
-                if let Ok(i) = self.expr(index, locals, &NoMemory) {
-                    if let Ok(c) = self.var_cell(*var, Some(i)) {
-                        out.push(c);
-                    }
-                }
-            }
+            Expr::Shared(v) => self.var_cell_of(*v, None, locals, out),
+            Expr::SharedElem { var, index } => self.var_cell_of(*var, Some(index), locals, out),
             Expr::Unary(_, a) => self.cells_of(a, locals, out),
             Expr::Binary(_, a, b) => {
                 self.cells_of(a, locals, out);
@@ -318,22 +299,25 @@ impl<'p> Eval<'p> {
         }
     }
 
+    /// The cell of shared variable `var` at `index` (none for a scalar), appended to `out`
+    /// unless the index cannot be computed or is out of range.
+    fn var_cell_of(&self, var: u32, index: Option<&Expr>, locals: &[i64], out: &mut TouchSet) {
+        // Indices of shared cells read no shared variable (a static check).
+        let i = match index.map(|e| self.expr(e, locals, &NoMemory)).transpose() {
+            Ok(i) => i,
+            Err(_) => return,
+        };
+        if let Ok(c) = self.var_cell(var, i) {
+            out.push(c);
+        }
+    }
+
     fn cells_of_lvalue(&self, lv: &LValue, locals: &[i64], out: &mut TouchSet) {
         match lv {
             LValue::Local(_) => {}
             LValue::LocalElem { index, .. } => self.cells_of(index, locals, out),
-            LValue::Shared(v) => {
-                if let Ok(c) = self.var_cell(*v, None) {
-                    out.push(c);
-                }
-            }
-            LValue::SharedElem { var, index } => {
-                if let Ok(i) = self.expr(index, locals, &NoMemory) {
-                    if let Ok(c) = self.var_cell(*var, Some(i)) {
-                        out.push(c);
-                    }
-                }
-            }
+            LValue::Shared(v) => self.var_cell_of(*v, None, locals, out),
+            LValue::SharedElem { var, index } => self.var_cell_of(*var, Some(index), locals, out),
         }
     }
 
@@ -368,15 +352,8 @@ impl<'p> Eval<'p> {
         let d = table
             .get(c.decl as usize)
             .ok_or_else(|| "[qpor internal bug] resource".to_string())?;
-        match (d.len, self.index_value(c, locals)?) {
-            (None, _) => Ok(d.base),
-            (Some(len), Some(i)) if i >= 0 && i < len as i64 => Ok(CompId(d.base.0 + i as u32)),
-            (Some(len), i) => Err(format!(
-                "index {} is out of range for `{}` (size {len})",
-                i.unwrap_or(-1),
-                d.name
-            )),
-        }
+        let off = cell_offset(d.len, self.index_value(c, locals)?, &d.name)?;
+        Ok(CompId(d.base.0 + off))
     }
 
     /// The component of the process instance a spawn or join names.
@@ -411,15 +388,7 @@ impl<'p> Eval<'p> {
             .chans
             .get(c.decl as usize)
             .ok_or_else(|| "[qpor internal bug] channel".to_string())?;
-        match (d.len, self.index_value(c, locals)?) {
-            (None, _) => Ok(d.first_cell),
-            (Some(len), Some(i)) if i >= 0 && i < len as i64 => Ok(d.first_cell + i as u32),
-            (Some(len), i) => Err(format!(
-                "index {} is out of range for `{}` (size {len})",
-                i.unwrap_or(-1),
-                d.name
-            )),
-        }
+        Ok(d.first_cell + cell_offset(d.len, self.index_value(c, locals)?, &d.name)?)
     }
 
     /// Checks that a visible operation's targets exist (the fold stops before it only then).
@@ -431,6 +400,19 @@ impl<'p> Eval<'p> {
             OpKind::Send { chan, .. } | OpKind::Recv { chan, .. } => self.channel(chan, locals).map(|_| ()),
             _ => Ok(()),
         }
+    }
+}
+
+/// The offset of cell `i` in an array of `len` cells called `name`; 0 for a scalar
+/// (`len` is `None`), whatever `i`.
+fn cell_offset(len: Option<u32>, i: Option<i64>, name: &str) -> Result<u32, String> {
+    match (len, i) {
+        (None, _) => Ok(0),
+        (Some(len), Some(i)) if i >= 0 && i < len as i64 => Ok(i as u32),
+        (Some(len), i) => Err(format!(
+            "index {} is out of range for `{name}` (size {len})",
+            i.unwrap_or(-1)
+        )),
     }
 }
 

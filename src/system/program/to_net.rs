@@ -29,7 +29,8 @@
 //! a breadth-first search of the reachable global states, which gives the smallest such net
 //! at the cost of exploring the state space.
 
-use super::{PendKind, Pending, Program};
+use super::tables::{PendKind, Pending};
+use super::Program;
 use crate::system::net::{Net, Nupn, PlaceId, Unit};
 use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
 use rustc_hash::{FxHashMap, FxHashSet};

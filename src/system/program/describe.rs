@@ -1,0 +1,68 @@
+//! Names of local states, for witnesses and exports: where a process stands with its
+//! locals, who holds a mutex, a semaphore's count, a variable's value.
+
+use super::code::CompKind;
+use super::system::ProgramSystem;
+use super::tables::{PState, Tables, FREE};
+use crate::system::{CompId, Local};
+
+impl ProgramSystem<'_> {
+    /// The name of local state `l` of component `c` (see
+    /// [`crate::system::System::local_name`]).
+    pub(super) fn describe_local(&self, c: CompId, l: Local) -> String {
+        let p = self.prog;
+        match p.comps.get(c.index()).map(|x| x.kind) {
+            Some(CompKind::Process(i)) => self.process_local_name(&self.tables.borrow(), i, l),
+            Some(CompKind::Mutex(_)) => {
+                if l == FREE {
+                    "free".into()
+                } else {
+                    let h = p
+                        .instances
+                        .get(l.0 as usize - 1)
+                        .map(|x| x.name.as_str())
+                        .unwrap_or("?");
+                    format!("held by {h}")
+                }
+            }
+            Some(CompKind::Sem(_)) => l.0.to_string(),
+            Some(CompKind::Var(d)) => {
+                let ty = &p.vars[d as usize].ty;
+                ty.show(ty.lo + l.0 as i64)
+            }
+            None => l.0.to_string(),
+        }
+    }
+
+    fn process_local_name(&self, t: &Tables, inst: u32, l: Local) -> String {
+        let Some(st) = self.state(t, inst, l) else {
+            return format!("unknown state {}", l.0);
+        };
+        match st {
+            PState::Idle => "idle".into(),
+            PState::Done => "done".into(),
+            PState::Fault(_) => "fault".into(),
+            PState::Run { pc, locals } => {
+                let Some(op) = self.op_at(inst, *pc) else {
+                    return format!("pc {pc}");
+                };
+                let def = &self.prog.defs[self.prog.instances[inst as usize].def as usize];
+                let vals: Vec<String> = def
+                    .slots
+                    .iter()
+                    .zip(locals.iter())
+                    .map(|(s, v)| match &s.ty {
+                        Some(ty) => format!("{}={}", s.name, ty.show(*v)),
+                        None => format!("{}={v}", s.name),
+                    })
+                    .collect();
+                let mut s = format!("at {}:{} `{}`", op.pos.line, op.pos.col, op.text);
+                if !vals.is_empty() {
+                    s.push_str(" with ");
+                    s.push_str(&vals.join(", "));
+                }
+                s
+            }
+        }
+    }
+}
