@@ -40,9 +40,9 @@
 //!
 //! # Layout
 //! This module holds the data (conditions, events, the current configuration) and the
-//! public face; the operations live by job in [`cut`] (the conditions of C and its cut),
-//! [`events`] (the event store: hash-consing, creation, freeing), [`cutoffs`] (the cutoff
-//! table), [`extensions`] (the co-set searches for en(C) and cex(C)) and [`unfolding`]
+//! public face; the operations live by job in `cut` (the conditions of C and its cut),
+//! `events` (the event store: hash-consing, creation, freeing), `cutoffs` (the cutoff
+//! table), `extensions` (the co-set searches for en(C) and cex(C)) and `unfolding`
 //! (the [`super::Unfolding`] implementation), over [`net`], [`history`] and [`coset`].
 
 pub mod coset;
@@ -231,8 +231,8 @@ impl GeneralUnfolding {
         self.opts.max_events = max_events;
     }
 
-    /// Sets the instant after which [`Unfolding::enabled`] and
-    /// [`Unfolding::add_conflicting_extensions`] give up with [`UnfoldError::TimeLimit`]
+    /// Sets the instant after which [`super::Unfolding::enabled`] and
+    /// [`super::Unfolding::add_conflicting_extensions`] give up with [`UnfoldError::TimeLimit`]
     /// (`None`: never). The clock is read every [`coset::TICK_PICKS`] picks of a co-set
     /// search and every `EVENTS_PER_CLOCK_CHECK` (1024) events made, so one long search (cex(C)
     /// is NP-complete on non-safe nets) ends soon after the deadline; the events made so

@@ -219,10 +219,10 @@ struct Candidate {
     post: u32,
     size: u32,
     level: u32,
-    /// Interned sparse Parikh vector (action, count) of [e], sorted by action; NONE unless
+    /// Interned sparse Parikh vector (action, count) of \[e\], sorted by action; NONE unless
     /// the order is ERV.
     parikh: u32,
-    /// Interned Foata normal form of [e]; NONE until a comparison needs it.
+    /// Interned Foata normal form of \[e\]; NONE until a comparison needs it.
     foata: u32,
     seq: u64,
 }

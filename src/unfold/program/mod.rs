@@ -40,12 +40,12 @@
 //!
 //! # Layout
 //! This module holds the data (events, their tree nodes, the current configuration) and
-//! the public face; the operations live by job in [`events`] (the event store:
-//! hash-consing, creation, freeing), [`trees`] (the component trees: jump pointers, child
-//! lists and same-action runs), [`relations`] (causality, conflict, compatibility),
-//! [`siblings`] (immediate conflicts), [`cex`] (conflicting extensions), [`cutoffs`]
-//! (the cutoff table), [`unfolding`] (the [`super::Unfolding`] implementation) and
-//! [`footprint`] (summary memory measurements).
+//! the public face; the operations live by job in `events` (the event store:
+//! hash-consing, creation, freeing), `trees` (the component trees: jump pointers, child
+//! lists and same-action runs), `relations` (causality, conflict, compatibility),
+//! `siblings` (immediate conflicts), `cex` (conflicting extensions), `cutoffs`
+//! (the cutoff table), `unfolding` (the [`super::Unfolding`] implementation) and
+//! `footprint` (summary memory measurements).
 
 mod cex;
 mod cutoffs;
@@ -83,7 +83,7 @@ struct Node {
     /// list `first_child` / `next_sibling` / `prev_sibling` (the others have NONE
     /// there), and a run is chained by `next_same` / `prev_same` from its head. cex creates
     /// many same-action variants under one node; immediate conflicts skip them by run.
-    /// After its head, a run is sorted by [`run_key`], deepest first.
+    /// After its head, a run is sorted by [`trees::run_key`], deepest first.
     first_child: EventId,
     next_sibling: EventId,
     prev_sibling: EventId,
@@ -121,7 +121,7 @@ const HOT_NODES: usize = 3;
 
 /// The part of an event's tree links that the immediate-conflict walk reads, kept in a
 /// dense array beside the events so that the walk touches one small record per sibling:
-/// the action, and mirrors of `next_sibling` / `next_same` / [`run_key`] of the event's
+/// the action, and mirrors of `next_sibling` / `next_same` / [`trees::run_key`] of the event's
 /// first [`HOT_NODES`] nodes (a walk on a later node reads the nodes themselves).
 #[derive(Clone, Copy, Debug)]
 struct SiblingLinks {

@@ -39,7 +39,7 @@ pub fn compare_sparse(a: &[(u32, u32)], b: &[(u32, u32)]) -> Ordering {
 }
 
 impl<M: Semantics + ?Sized> Builder<'_, M> {
-    /// The interned Foata normal form of a candidate's [e], computed at its first use.
+    /// The interned Foata normal form of a candidate's \[e\], computed at its first use.
     pub(super) fn foata_of(&mut self, i: u32) -> u32 {
         let c = self.cand(i);
         if c.foata != NONE {
@@ -73,7 +73,7 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
         id
     }
 
-    /// The interned Foata normal form of a popped event's [e], computed at its first use.
+    /// The interned Foata normal form of a popped event's \[e\], computed at its first use.
     pub(super) fn foata_of_event(&mut self, e: u32) -> u32 {
         let ev = &self.events[e as usize];
         if ev.foata != NONE {

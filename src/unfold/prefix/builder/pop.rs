@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use std::cmp::Ordering;
 
 impl<M: Semantics + ?Sized> Builder<'_, M> {
-    /// Mark([e]) − m0 for candidate `i`.
+    /// Mark(\[e\]) − m0 for candidate `i`.
     fn delta_of(&mut self, i: u32) -> Delta {
         let preset = self.cand(i).preset.clone();
         let mut acc: FxHashMap<Label, i32> = FxHashMap::default();
