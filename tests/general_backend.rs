@@ -263,7 +263,7 @@ fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
     use qpor::reduce::instance::{Instance, NetInstance};
     use qpor::reduce::{decide_cex, CexOptions};
     use qpor::system::ActionId;
-    use qpor::unfold::general::{GeneralOptions, GeneralUnfolding};
+    use qpor::unfold::general::GeneralOptions;
     use qpor::unfold::{UnfoldError, Unfolding};
 
     const LIMIT: u64 = 2_000;
@@ -275,18 +275,7 @@ fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
         cutoff: CutoffMode::None,
         max_events: Some(LIMIT),
     };
-    let mut unf = GeneralUnfolding::new(&r.net, opts);
-    let mut en = Vec::new();
-    for t in &r.config {
-        en.clear();
-        unf.enabled(&mut en)
-            .expect("C and its enabled events fit under the limit");
-        let e = *en
-            .iter()
-            .find(|&&e| unf.action(e) == ActionId(t.0))
-            .expect("C's next firing is enabled");
-        unf.push(e);
-    }
+    let mut unf = unfolding_at_config(&r, opts, "C and its enabled events fit under the limit");
     let built = unf.stats().events_created;
     assert!(built < LIMIT / 4, "C and en(C) made {built} events");
     match unf.add_conflicting_extensions(0) {
@@ -320,14 +309,38 @@ fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
     assert!(a.events <= LIMIT, "{} events", a.events);
 }
 
+/// The general unfolding of the reduction's net with C its firing sequence (`why`: why
+/// en(C) must be computable along the way).
+fn unfolding_at_config(
+    r: &qpor::reduce::net::NetReduction,
+    opts: qpor::unfold::general::GeneralOptions,
+    why: &str,
+) -> qpor::unfold::general::GeneralUnfolding {
+    use qpor::system::ActionId;
+    use qpor::unfold::general::GeneralUnfolding;
+    use qpor::unfold::Unfolding;
+
+    let mut unf = GeneralUnfolding::new(&r.net, opts);
+    let mut en = Vec::new();
+    for t in &r.config {
+        en.clear();
+        unf.enabled(&mut en).expect(why);
+        let e = *en
+            .iter()
+            .find(|&&e| unf.action(e) == ActionId(t.0))
+            .expect("C's next firing is enabled");
+        unf.push(e);
+    }
+    unf
+}
+
 /// The same cex(C) of 2^20-odd events with no event limit but a deadline that has passed:
 /// the backend reads the clock inside the co-set search and gives up with
 /// `UnfoldError::TimeLimit` long before it has made every event.
 #[test]
 fn the_cex_search_stops_at_the_deadline() {
     use qpor::parse::dimacs::Cnf;
-    use qpor::system::ActionId;
-    use qpor::unfold::general::{GeneralOptions, GeneralUnfolding};
+    use qpor::unfold::general::GeneralOptions;
     use qpor::unfold::{UnfoldError, Unfolding};
 
     let cnf = Cnf::new(20, vec![vec![1, 2, 3], vec![-4, 5, -6]]);
@@ -336,17 +349,8 @@ fn the_cex_search_stops_at_the_deadline() {
         cutoff: CutoffMode::None,
         max_events: None,
     };
-    let mut unf = GeneralUnfolding::new(&r.net, opts);
+    let mut unf = unfolding_at_config(&r, opts, "no deadline yet");
     let mut en = Vec::new();
-    for t in &r.config {
-        en.clear();
-        unf.enabled(&mut en).expect("no deadline yet");
-        let e = *en
-            .iter()
-            .find(|&&e| unf.action(e) == ActionId(t.0))
-            .expect("C's next firing is enabled");
-        unf.push(e);
-    }
     unf.set_deadline(Some(std::time::Instant::now()));
     match unf.add_conflicting_extensions(0) {
         Err(UnfoldError::TimeLimit) => {}

@@ -44,6 +44,22 @@ const CUNF_ERV: [(&str, u64, u64, u64); 19] = [
     ("sem.ll_net", 32, 61, 5),
 ];
 
+/// The default options with an event limit.
+fn with_max_events(max_events: u64) -> PrefixOptions {
+    PrefixOptions {
+        max_events: Some(max_events),
+        ..PrefixOptions::default()
+    }
+}
+
+/// The default options with a memory limit.
+fn with_max_bytes(max_bytes: u64) -> PrefixOptions {
+    PrefixOptions {
+        max_bytes: Some(max_bytes),
+        ..PrefixOptions::default()
+    }
+}
+
 fn load_net(path: &str) -> Net {
     let loaded = parse::load(std::path::Path::new(path), &LoadOptions::default()).unwrap();
     match loaded.model {
@@ -219,14 +235,7 @@ proptest! {
 #[test]
 fn limits_stop_with_a_causally_closed_prefix() {
     let net = load_net("models/ll_net/dph_5.fsa.ll_net");
-    let out = build_general(
-        &net,
-        &PrefixOptions {
-            max_events: Some(100),
-            ..PrefixOptions::default()
-        },
-    )
-    .unwrap();
+    let out = build_general(&net, &with_max_events(100)).unwrap();
     assert!(out.stopped.as_deref().unwrap().contains("event limit of 100"));
     assert_eq!(out.stats.events, 100);
     assert!(out.stats.pending > 0);
@@ -237,14 +246,7 @@ fn limits_stop_with_a_causally_closed_prefix() {
             }
         }
     }
-    let out = build_general(
-        &net,
-        &PrefixOptions {
-            max_bytes: Some(1),
-            ..PrefixOptions::default()
-        },
-    )
-    .unwrap();
+    let out = build_general(&net, &with_max_bytes(1)).unwrap();
     assert!(out.stopped.as_deref().unwrap().contains("memory limit"));
 }
 
@@ -407,26 +409,12 @@ fn program_prefixes_are_complete_on_the_shipped_programs() {
 #[test]
 fn an_event_limit_drops_only_extensions_it_would_never_pop() {
     let net = load_net("models/mcc2023/Kanban-PT-00005.pnml");
-    let limited = build_general(
-        &net,
-        &PrefixOptions {
-            max_events: Some(1000),
-            ..PrefixOptions::default()
-        },
-    )
-    .unwrap();
+    let limited = build_general(&net, &with_max_events(1000)).unwrap();
     assert_eq!(limited.stats.events, 1000);
     assert_eq!(limited.stats.cutoffs, 235);
     assert_eq!(limited.stats.pending, 40_895);
     // No event limit (nothing dropped); the memory limit stops it later, deterministically.
-    let reference = build_general(
-        &net,
-        &PrefixOptions {
-            max_bytes: Some(30_000_000),
-            ..PrefixOptions::default()
-        },
-    )
-    .unwrap();
+    let reference = build_general(&net, &with_max_bytes(30_000_000)).unwrap();
     assert!(reference.stats.events > 1000, "{:?}", reference.stats);
     assert_eq!(limited.prefix.events[..], reference.prefix.events[..1000]);
     let conds = limited.prefix.conditions.len();

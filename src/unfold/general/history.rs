@@ -75,6 +75,22 @@ impl Default for Histories {
     }
 }
 
+/// Puts `item` in a free slot of `arena` (the last freed one) or a new one; returns its
+/// index.
+#[inline]
+fn store<T>(arena: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            arena[i as usize] = item;
+            i
+        }
+        None => {
+            arena.push(item);
+            arena.len() as u32 - 1
+        }
+    }
+}
+
 fn capacity_words(h: u8) -> u64 {
     1u64 << (BITS * h as u32)
 }
@@ -205,16 +221,7 @@ impl Histories {
             hash,
         };
         self.live_words += 1;
-        match self.free_words.pop() {
-            Some(i) => {
-                self.words[i as usize] = w;
-                i
-            }
-            None => {
-                self.words.push(w);
-                self.words.len() as u32 - 1
-            }
-        }
+        store(&mut self.words, &mut self.free_words, w)
     }
 
     /// A new inner node of height `h` over `slots` (children of height h − 1).
@@ -243,16 +250,7 @@ impl Histories {
             hash,
         };
         self.live_inner += 1;
-        match self.free_inner.pop() {
-            Some(i) => {
-                self.inner[i as usize] = node;
-                i
-            }
-            None => {
-                self.inner.push(node);
-                self.inner.len() as u32 - 1
-            }
-        }
+        store(&mut self.inner, &mut self.free_inner, node)
     }
 
     /// Child `d` of the node `n` of height `nh`, read at height `h` ≥ `nh` (a lower node

@@ -37,20 +37,31 @@
 //!   the usable conditions of p in Min ∪ C•, by increasing `rank` (their order in C).
 //! - `state` counts the tokens of every real place in Cut(C), usable or not.
 
+//!
+//! # Layout
+//! This module holds the data (conditions, events, the current configuration) and the
+//! public face; the operations live by job in `cut` (the conditions of C and its cut),
+//! `events` (the event store: hash-consing, creation, freeing), `cutoffs` (the cutoff
+//! table), `extensions` (the co-set searches for en(C) and cex(C)) and `unfolding`
+//! (the [`super::Unfolding`] implementation), over [`net`], [`history`] and [`coset`].
+
 pub mod coset;
+mod cut;
+mod cutoffs;
+mod events;
+mod extensions;
 pub mod history;
 pub mod net;
+mod unfolding;
 
-use super::cutoff::{compare_erv, CutoffMode, HistoryShape};
-use super::{EventId, UnfoldError, UnfoldStats, Unfolding};
+use super::cutoff::{CutoffMode, HistoryShape};
+use super::{EventId, UnfoldError, UnfoldStats};
 use crate::system::net::Net;
-use crate::system::{ActionId, Local};
+use crate::system::Local;
 use hashbrown::HashTable;
 use history::{Histories, History};
-use net::{take_delta, MarkingDelta, TokenNet};
+use net::{MarkingDelta, TokenNet};
 use smallvec::SmallVec;
-use std::cmp::Ordering;
-use std::hash::{BuildHasher, Hasher};
 use std::time::Instant;
 
 const NONE: EventId = EventId::NONE;
@@ -170,15 +181,6 @@ pub struct GeneralUnfolding {
     touched: Vec<u32>,
 }
 
-fn key_hash(trans: u32, preset: &[CondId]) -> u64 {
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    h.write_u32(trans);
-    for c in preset {
-        h.write_u32(c.0);
-    }
-    h.finish()
-}
-
 impl GeneralUnfolding {
     /// The unfolding of `net`, with C = ∅.
     pub fn new(net: &Net, opts: GeneralOptions) -> GeneralUnfolding {
@@ -229,8 +231,8 @@ impl GeneralUnfolding {
         self.opts.max_events = max_events;
     }
 
-    /// Sets the instant after which [`Unfolding::enabled`] and
-    /// [`Unfolding::add_conflicting_extensions`] give up with [`UnfoldError::TimeLimit`]
+    /// Sets the instant after which [`super::Unfolding::enabled`] and
+    /// [`super::Unfolding::add_conflicting_extensions`] give up with [`UnfoldError::TimeLimit`]
     /// (`None`: never). The clock is read every [`coset::TICK_PICKS`] picks of a co-set
     /// search and every `EVENTS_PER_CLOCK_CHECK` (1024) events made, so one long search (cex(C)
     /// is NP-complete on non-safe nets) ends soon after the deadline; the events made so
@@ -252,298 +254,20 @@ impl GeneralUnfolding {
         &self.net
     }
 
+    /// The event `e`.
+    #[inline]
     fn ev(&self, e: EventId) -> &Event {
         &self.events[e.index()]
     }
 
+    /// The condition `c`.
+    #[inline]
     fn cond(&self, c: CondId) -> &Cond {
         &self.conds[c.index()]
     }
 
-    fn new_cond(&mut self, place: u32, producer: EventId, usable: bool) -> CondId {
-        let c = Cond {
-            place,
-            producer,
-            consumers: SmallVec::new(),
-            c_consumer: NONE,
-            cut_pos: u32::MAX,
-            rank: NOT_IN_C,
-            usable,
-            alive: true,
-        };
-        match self.free_conds.pop() {
-            Some(id) => {
-                self.conds[id.index()] = c;
-                id
-            }
-            None => {
-                self.conds.push(c);
-                CondId(self.conds.len() as u32 - 1)
-            }
-        }
-    }
-
-    /// A usable condition joins C (as a minimal condition or the output of a push).
-    fn enter_c(&mut self, c: CondId) {
-        let p = self.cond(c).place as usize;
-        self.conds[c.index()].rank = self.c_conds;
-        self.c_conds += 1;
-        self.in_c[p].push(c);
-        self.cut_insert(c);
-    }
-
-    fn cut_insert(&mut self, c: CondId) {
-        let p = self.cond(c).place as usize;
-        self.conds[c.index()].cut_pos = self.cut[p].len() as u32;
-        self.cut[p].push(c);
-        if self.cut[p].len() == 1 {
-            self.marked_pos[p] = self.marked.len() as u32;
-            self.marked.push(p as u32);
-        }
-    }
-
-    fn cut_remove(&mut self, c: CondId) {
-        let p = self.cond(c).place as usize;
-        let pos = self.cond(c).cut_pos as usize;
-        debug_assert_eq!(
-            self.cut[p][pos], c,
-            "[qpor internal bug] cut position out of date"
-        );
-        self.cut[p].swap_remove(pos);
-        if let Some(&moved) = self.cut[p].get(pos) {
-            self.conds[moved.index()].cut_pos = pos as u32;
-        }
-        self.conds[c.index()].cut_pos = u32::MAX;
-        if self.cut[p].is_empty() {
-            let mp = self.marked_pos[p] as usize;
-            self.marked.swap_remove(mp);
-            if let Some(&q) = self.marked.get(mp) {
-                self.marked_pos[q as usize] = mp as u32;
-            }
-            self.marked_pos[p] = u32::MAX;
-        }
-    }
-
-    fn find(&self, trans: u32, preset: &[CondId]) -> Option<EventId> {
-        let h = key_hash(trans, preset);
-        self.table
-            .find(h, |&id| {
-                let e = &self.events[id.index()];
-                e.trans == trans && e.preset.as_slice() == preset
-            })
-            .copied()
-    }
-
-    /// The event (t, X) for a sorted co-set X matching •t, created if needed.
-    fn event(&mut self, trans: u32, preset: &[CondId]) -> Result<EventId, UnfoldError> {
-        if let Some(e) = self.find(trans, preset) {
-            return Ok(e);
-        }
-        if let Some(max) = self.opts.max_events {
-            if self.stats.events_created >= max {
-                return Err(UnfoldError::EventLimit(max));
-            }
-        }
-        if self.stats.events_created % EVENTS_PER_CLOCK_CHECK == EVENTS_PER_CLOCK_CHECK - 1 {
-            self.check_clock()?;
-        }
-        Ok(self.create(trans, preset))
-    }
-
-    fn create(&mut self, trans: u32, preset: &[CondId]) -> EventId {
-        debug_assert!(preset.windows(2).all(|w| w[0] < w[1]));
-        debug_assert!(preset.iter().all(|c| self.cond(*c).alive && self.cond(*c).usable));
-        let id = match self.free_events.pop() {
-            Some(id) => id,
-            None => {
-                self.events.push(Event {
-                    trans,
-                    preset: SmallVec::new(),
-                    postset: SmallVec::new(),
-                    hist: History::EMPTY,
-                    level: 0,
-                    cutoff: false,
-                    alive: false,
-                    config_index: NOT_IN_C,
-                    mark: 0,
-                });
-                EventId(self.events.len() as u32 - 1)
-            }
-        };
-        // [e]: the producers' histories, then e.
-        let mut hist = History::EMPTY;
-        let mut level = 1;
-        {
-            let events = &self.events;
-            let delta_hash = &self.net.delta_hash;
-            let weight = |x: u32| delta_hash[events[x as usize].trans as usize];
-            for c in preset {
-                let p = self.conds[c.index()].producer;
-                if p.is_none() {
-                    continue;
-                }
-                level = level.max(events[p.index()].level + 1);
-                let merged = self.hists.union(hist, events[p.index()].hist, &weight);
-                self.hists.retain(merged);
-                self.hists.release(hist);
-                hist = merged;
-            }
-        }
-        let with_e = self.hists.insert(hist, id.0, self.net.delta_hash[trans as usize]);
-        self.hists.retain(with_e);
-        self.hists.release(hist);
-        {
-            let e = &mut self.events[id.index()];
-            e.trans = trans;
-            e.preset = SmallVec::from_slice(preset);
-            e.postset.clear();
-            e.hist = with_e;
-            e.level = level;
-            e.cutoff = false;
-            e.alive = true;
-            e.config_index = NOT_IN_C;
-        }
-        for c in preset {
-            self.conds[c.index()].consumers.push(id);
-        }
-        self.stats.events_created += 1;
-        self.stats.events_alive += 1;
-        self.stats.events_alive_peak = self.stats.events_alive_peak.max(self.stats.events_alive);
-        let cutoff = self.opts.cutoff != CutoffMode::None && self.decide_cutoff(id);
-        self.events[id.index()].cutoff = cutoff;
-        if cutoff {
-            self.stats.cutoff_events += 1;
-        }
-        let mut postset = SmallVec::new();
-        for i in 0..self.net.post[trans as usize].len() {
-            let (p, w) = self.net.post[trans as usize][i];
-            for _ in 0..w {
-                postset.push(self.new_cond(p, id, !cutoff));
-            }
-        }
-        self.events[id.index()].postset = postset;
-        let h = key_hash(trans, preset);
-        let events = &self.events;
-        self.table.insert_unique(h, id, |&x| {
-            let e = &events[x.index()];
-            key_hash(e.trans, &e.preset)
-        });
-        id
-    }
-
-    /// Mark(\[e\]) − m0, by walking \[e\].
-    fn marking_delta(&mut self, e: EventId) -> MarkingDelta {
-        let mut delta = std::mem::take(&mut self.delta);
-        let mut touched = std::mem::take(&mut self.touched);
-        let (events, net) = (&self.events, &self.net);
-        self.hists.for_each(self.events[e.index()].hist, &mut |x| {
-            net.apply(events[x as usize].trans, &mut delta, &mut touched);
-            false
-        });
-        let out = take_delta(&mut delta, &mut touched);
-        self.delta = delta;
-        self.touched = touched;
-        out
-    }
-
-    /// The ERV shape of \[e\]: (Foata level, transition) of each of its events.
-    fn shape(&self, e: EventId) -> HistoryShape {
-        let mut shape = HistoryShape::default();
-        self.hists.for_each(self.ev(e).hist, &mut |x| {
-            let ev = &self.events[x as usize];
-            shape.events.push((ev.level, ActionId(ev.trans)));
-            false
-        });
-        shape
-    }
-
-    fn add_rep(&mut self, hash: u64, delta: MarkingDelta, size: u32, shape: HistoryShape) {
-        let i = self.rep_data.len() as u32;
-        self.rep_data.push(Representative {
-            hash,
-            delta,
-            size,
-            shape,
-        });
-        let data = &self.rep_data;
-        self.reps.insert_unique(hash, i, |&r| data[r as usize].hash);
-    }
-
-    /// Whether e is a cutoff: a representative of Mark(\[e\]) is strictly smaller; a strictly
-    /// larger one gives way to e.
-    fn decide_cutoff(&mut self, e: EventId) -> bool {
-        let hist = self.ev(e).hist;
-        let hash = self.initial_hash.wrapping_add(self.hists.hash(hist));
-        let size = self.hists.size(hist);
-        let delta = self.marking_delta(e);
-        let data = &self.rep_data;
-        let found = self
-            .reps
-            .find(hash, |&r| data[r as usize].delta == delta)
-            .copied();
-        let erv = self.opts.cutoff == CutoffMode::Erv;
-        match found {
-            None => {
-                let shape = if erv {
-                    self.shape(e)
-                } else {
-                    HistoryShape::default()
-                };
-                self.add_rep(hash, delta, size, shape);
-                false
-            }
-            Some(r) => {
-                let rep = &self.rep_data[r as usize];
-                let mut shape = None;
-                let order = match rep.size.cmp(&size) {
-                    Ordering::Equal if erv => {
-                        let s = self.shape(e);
-                        let o = compare_erv(&self.rep_data[r as usize].shape, &s);
-                        shape = Some(s);
-                        o
-                    }
-                    o => o,
-                };
-                match order {
-                    Ordering::Less => true,
-                    Ordering::Equal => false,
-                    Ordering::Greater => {
-                        let shape = match shape {
-                            Some(s) => s,
-                            None if erv => self.shape(e),
-                            None => HistoryShape::default(),
-                        };
-                        let rep = &mut self.rep_data[r as usize];
-                        rep.size = size;
-                        rep.shape = shape;
-                        false
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether condition `x` of C precedes condition `y` of C: x is consumed in C by a
-    /// cause of y's producer (or by the producer itself).
-    fn precedes_in_c(&self, x: CondId, y: CondId) -> bool {
-        let cc = self.cond(x).c_consumer;
-        let py = self.cond(y).producer;
-        if cc.is_none() || py.is_none() {
-            return false;
-        }
-        if cc == py {
-            return true;
-        }
-        // Causes are pushed before their effects.
-        self.ev(cc).config_index < self.ev(py).config_index && self.hists.contains(self.ev(py).hist, cc.0)
-    }
-
-    /// Whether conditions x and y of C are concurrent (C is conflict-free, so this is
-    /// "neither precedes the other").
-    fn co_in_c(&self, x: CondId, y: CondId) -> bool {
-        !self.precedes_in_c(x, y) && !self.precedes_in_c(y, x)
-    }
-
+    /// The history of C.
+    #[inline]
     fn top_hist(&self) -> History {
         *self
             .config_hist
@@ -568,377 +292,5 @@ impl GeneralUnfolding {
     /// The places of the conditions of •e (with repetitions for weights).
     pub fn preset_places(&self, e: EventId) -> impl Iterator<Item = u32> + '_ {
         self.ev(e).preset.iter().map(|c| self.cond(*c).place)
-    }
-
-    /// Searches cex(C) for transition `t` anchored at the new condition `r` of C; see
-    /// the module documentation.
-    fn search_anchored(&mut self, t: u32, r: CondId, found: &mut usize) -> Result<(), UnfoldError> {
-        let rp = self.cond(r).place;
-        let rank = self.cond(r).rank;
-        let mut lists: SmallVec<[Vec<u32>; 4]> = SmallVec::new();
-        let mut needs: SmallVec<[usize; 4]> = SmallVec::new();
-        for &(q, w) in &self.net.pre[t as usize] {
-            let need = if q == rp { w as usize - 1 } else { w as usize };
-            if need == 0 {
-                continue;
-            }
-            let mut col = Vec::new();
-            for &x in &self.in_c[q as usize] {
-                if self.cond(x).rank >= rank {
-                    break;
-                }
-                if self.co_in_c(x, r) {
-                    col.push(x.0);
-                }
-            }
-            if col.len() < need {
-                return Ok(());
-            }
-            lists.push(col);
-            needs.push(need);
-        }
-        let mut order: SmallVec<[usize; 4]> = (0..lists.len()).collect();
-        order.sort_by_key(|&i| lists[i].len());
-        let columns: SmallVec<[coset::Column<'_>; 4]> =
-            order.iter().map(|&i| (lists[i].as_slice(), needs[i])).collect();
-        // Each co-set becomes its event at once (streaming, so that memory follows the
-        // events made and the event limit stops the search, however many co-sets remain).
-        // Creating events adds conditions outside C and never changes C, so the
-        // concurrency of the conditions of C the search tests stays as it was.
-        let mut x: SmallVec<[CondId; 8]> = SmallVec::new();
-        coset::search_in(
-            &columns,
-            self,
-            |u, a, b| u.co_in_c(CondId(a), CondId(b)),
-            |u, chosen| {
-                x.clear();
-                x.extend(chosen.iter().map(|&c| CondId(c)));
-                x.push(r);
-                // Some condition consumed in C: otherwise (t, X) is in en(C).
-                if x.iter().all(|c| u.cond(*c).c_consumer.is_none()) {
-                    return Ok(());
-                }
-                x.sort_unstable();
-                if let Some(e) = u.find(t, &x) {
-                    if u.ev(e).config_index != NOT_IN_C {
-                        return Ok(());
-                    }
-                }
-                u.event(t, &x)?;
-                *found += 1;
-                Ok(())
-            },
-            |u| u.check_clock(),
-        )
-    }
-
-    fn free_event(&mut self, x: EventId) {
-        let h = key_hash(self.ev(x).trans, &self.ev(x).preset);
-        if let Ok(entry) = self.table.find_entry(h, |&y| y == x) {
-            entry.remove();
-        }
-        let preset = std::mem::take(&mut self.events[x.index()].preset);
-        for c in &preset {
-            let cond = &mut self.conds[c.index()];
-            if cond.alive {
-                cond.consumers.retain(|y| *y != x);
-            }
-        }
-        let postset = std::mem::take(&mut self.events[x.index()].postset);
-        for b in &postset {
-            debug_assert_eq!(
-                self.cond(*b).rank,
-                NOT_IN_C,
-                "[qpor internal bug] freeing a condition of C"
-            );
-            self.conds[b.index()].alive = false;
-            self.conds[b.index()].consumers.clear();
-            self.free_conds.push(*b);
-        }
-        let hist = self.events[x.index()].hist;
-        self.hists.release(hist);
-        let e = &mut self.events[x.index()];
-        e.preset = preset;
-        e.preset.clear();
-        e.postset = postset;
-        e.postset.clear();
-        e.hist = History::EMPTY;
-        e.alive = false;
-        self.free_events.push(x);
-        self.stats.events_alive -= 1;
-    }
-}
-
-impl Unfolding for GeneralUnfolding {
-    fn enabled(&mut self, out: &mut Vec<EventId>) -> Result<(), UnfoldError> {
-        let mut x: SmallVec<[CondId; 8]> = SmallVec::new();
-        // Creating events leaves C, its cut and `marked` as they are: indices stay valid.
-        for i in 0..self.marked.len() {
-            let p = self.marked[i] as usize;
-            for k in 0..self.net.anchored[p].len() {
-                let t = self.net.anchored[p][k];
-                let pre = &self.net.pre[t as usize];
-                if pre.iter().any(|&(q, w)| self.cut[q as usize].len() < w as usize) {
-                    continue;
-                }
-                // Cut conditions are pairwise concurrent: every choice is an event, made as
-                // soon as it is found (see `search_anchored`).
-                let lists: SmallVec<[Vec<u32>; 4]> = pre
-                    .iter()
-                    .map(|&(q, _)| {
-                        let mut v: Vec<u32> = self.cut[q as usize].iter().map(|c| c.0).collect();
-                        v.sort_unstable();
-                        v
-                    })
-                    .collect();
-                let columns: SmallVec<[coset::Column<'_>; 4]> = lists
-                    .iter()
-                    .zip(pre.iter())
-                    .map(|(l, &(_, w))| (l.as_slice(), w as usize))
-                    .collect();
-                coset::search_in::<_, UnfoldError>(
-                    &columns,
-                    self,
-                    |_, _, _| true,
-                    |u, chosen| {
-                        x.clear();
-                        x.extend(chosen.iter().map(|&c| CondId(c)));
-                        x.sort_unstable();
-                        out.push(u.event(t, &x)?);
-                        Ok(())
-                    },
-                    |u| u.check_clock(),
-                )?;
-            }
-        }
-        Ok(())
-    }
-
-    fn add_conflicting_extensions(&mut self, new_from: usize) -> Result<usize, UnfoldError> {
-        let mut found = 0;
-        let mut fresh: Vec<CondId> = Vec::new();
-        for i in new_from..self.config.len() {
-            let e = self.config[i];
-            fresh.extend(
-                self.ev(e)
-                    .postset
-                    .iter()
-                    .copied()
-                    .filter(|b| self.cond(*b).usable),
-            );
-        }
-        for r in fresh {
-            let p = self.cond(r).place as usize;
-            for k in 0..self.net.consumers[p].len() {
-                let t = self.net.consumers[p][k];
-                self.search_anchored(t, r, &mut found)?;
-            }
-        }
-        Ok(found)
-    }
-
-    fn push(&mut self, e: EventId) {
-        debug_assert!(
-            self.is_enabled(e),
-            "[qpor internal bug] pushing an event not enabled at C"
-        );
-        self.rank_at.push(self.c_conds);
-        let top = self.top_hist();
-        let next = self
-            .hists
-            .insert(top, e.0, self.net.delta_hash[self.ev(e).trans as usize]);
-        self.hists.retain(next);
-        self.config_hist.push(next);
-        for i in 0..self.ev(e).preset.len() {
-            let c = self.ev(e).preset[i];
-            self.cut_remove(c);
-            self.conds[c.index()].c_consumer = e;
-            let p = self.cond(c).place;
-            if self.net.is_real(p) {
-                self.state[p as usize].0 -= 1;
-            }
-        }
-        for i in 0..self.ev(e).postset.len() {
-            let b = self.ev(e).postset[i];
-            let p = self.cond(b).place;
-            if self.net.is_real(p) {
-                self.state[p as usize].0 += 1;
-            }
-            if self.cond(b).usable {
-                self.enter_c(b);
-            }
-        }
-        self.events[e.index()].config_index = self.config.len() as u32;
-        self.config.push(e);
-    }
-
-    fn pop(&mut self) -> EventId {
-        let e = self
-            .config
-            .pop()
-            .expect("[qpor internal bug] pop from the empty configuration");
-        for i in (0..self.ev(e).postset.len()).rev() {
-            let b = self.ev(e).postset[i];
-            let p = self.cond(b).place;
-            if self.net.is_real(p) {
-                self.state[p as usize].0 -= 1;
-            }
-            if self.cond(b).usable {
-                self.cut_remove(b);
-                let last = self.in_c[p as usize].pop();
-                debug_assert_eq!(last, Some(b), "[qpor internal bug] conditions of C out of order");
-                self.conds[b.index()].rank = NOT_IN_C;
-                self.c_conds -= 1;
-            }
-        }
-        for i in 0..self.ev(e).preset.len() {
-            let c = self.ev(e).preset[i];
-            self.conds[c.index()].c_consumer = NONE;
-            self.cut_insert(c);
-            let p = self.cond(c).place;
-            if self.net.is_real(p) {
-                self.state[p as usize].0 += 1;
-            }
-        }
-        let h = self
-            .config_hist
-            .pop()
-            .expect("[qpor internal bug] no history to pop");
-        self.hists.release(h);
-        self.rank_at.pop();
-        self.events[e.index()].config_index = NOT_IN_C;
-        e
-    }
-
-    fn config(&self) -> &[EventId] {
-        &self.config
-    }
-
-    fn in_config(&self, e: EventId) -> bool {
-        self.ev(e).config_index != NOT_IN_C
-    }
-
-    fn is_enabled(&self, e: EventId) -> bool {
-        let ev = self.ev(e);
-        ev.config_index == NOT_IN_C
-            && ev.preset.iter().all(|c| {
-                let c = self.cond(*c);
-                c.rank != NOT_IN_C && c.c_consumer.is_none()
-            })
-    }
-
-    fn compatible(&self, e: EventId) -> bool {
-        // C ∪ [e] is a configuration iff no event of [e] \ C consumes a condition that C
-        // consumes.
-        !self
-            .hists
-            .for_each_minus(self.ev(e).hist, self.top_hist(), &mut |x| {
-                self.events[x as usize]
-                    .preset
-                    .iter()
-                    .any(|c| !self.cond(*c).c_consumer.is_none())
-            })
-    }
-
-    fn conflict(&self, a: EventId, b: EventId) -> bool {
-        if a == b {
-            return false;
-        }
-        // |[a] \ [b]| − |[b] \ [a]| = |[a]| − |[b]|: walk the smaller difference, looking
-        // for an event of the other side sharing a condition.
-        let (ha, hb) = (self.ev(a).hist, self.ev(b).hist);
-        let (x, y) = if self.hists.size(ha) <= self.hists.size(hb) {
-            (ha, hb)
-        } else {
-            (hb, ha)
-        };
-        self.hists.for_each_minus(x, y, &mut |z| {
-            self.events[z as usize].preset.iter().any(|c| {
-                self.cond(*c)
-                    .consumers
-                    .iter()
-                    .any(|&w| w.0 != z && self.hists.contains(y, w.0))
-            })
-        })
-    }
-
-    fn causally_le(&self, a: EventId, b: EventId) -> bool {
-        a == b || self.hists.contains(self.ev(b).hist, a.0)
-    }
-
-    fn immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>) {
-        let start = out.len();
-        for c in &self.ev(e).preset {
-            out.extend(self.cond(*c).consumers.iter().copied().filter(|&y| y != e));
-        }
-        if self.ev(e).preset.len() > 1 {
-            super::sort_dedup_from(out, start);
-        }
-    }
-
-    fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>) {
-        let start = out.len();
-        self.hists
-            .for_each_minus(self.ev(e).hist, self.top_hist(), &mut |x| {
-                out.push(EventId(x));
-                false
-            });
-        // Causes before effects: a cause has a strictly smaller Foata level.
-        let events = &self.events;
-        out[start..].sort_by_key(|x| (events[x.index()].level, x.0));
-    }
-
-    fn is_cutoff(&self, e: EventId) -> bool {
-        self.ev(e).cutoff
-    }
-
-    fn is_fault(&self, _e: EventId) -> bool {
-        false
-    }
-
-    fn action(&self, e: EventId) -> ActionId {
-        ActionId(self.ev(e).trans)
-    }
-
-    fn config_state(&self) -> &[Local] {
-        &self.state
-    }
-
-    fn prune(&mut self, keep: &[EventId]) {
-        self.generation = self.generation.wrapping_add(1);
-        let g = self.generation;
-        let mut stack: Vec<EventId> = keep.to_vec();
-        stack.extend(self.config.iter().copied());
-        while let Some(x) = stack.pop() {
-            if self.events[x.index()].mark == g {
-                continue;
-            }
-            self.events[x.index()].mark = g;
-            for c in &self.events[x.index()].preset {
-                let p = self.conds[c.index()].producer;
-                if !p.is_none() && self.events[p.index()].mark != g {
-                    stack.push(p);
-                }
-            }
-        }
-        let dead: Vec<EventId> = self
-            .events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.alive && e.mark != g)
-            .map(|(i, _)| EventId(i as u32))
-            .collect();
-        for x in dead {
-            self.free_event(x);
-        }
-    }
-
-    fn stats(&self) -> UnfoldStats {
-        let mut s = self.stats;
-        s.bytes = (self.events.len() * std::mem::size_of::<Event>()
-            + self.conds.len() * std::mem::size_of::<Cond>()
-            + self.hists.live_bytes()
-            + self.rep_data.len() * std::mem::size_of::<Representative>()) as u64;
-        s
     }
 }

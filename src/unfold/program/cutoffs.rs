@@ -1,0 +1,125 @@
+//! The cutoff table of the program-like unfolding: events are looked up by the hash of
+//! their state, compared with the representative of that state in the adequate order, and
+//! either cut off or made the new representative.
+
+use super::summary::Summary;
+use super::{ProgramUnfolding, Representative};
+use crate::system::System;
+use crate::unfold::cutoff::{compare_erv, CutoffMode, HistoryShape};
+use crate::unfold::EventId;
+use smallvec::SmallVec;
+use std::cmp::Ordering;
+
+impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
+    /// Whether state(\[a\]) = state(\[b\]) (NONE is the empty configuration).
+    fn same_state(&self, a: EventId, b: EventId) -> bool {
+        let sa = if a.is_none() {
+            Summary::EMPTY
+        } else {
+            self.ev(a).summary
+        };
+        let sb = if b.is_none() {
+            Summary::EMPTY
+        } else {
+            self.ev(b).summary
+        };
+        !self.tries.diff(sa, sb, &mut |c, x, y| {
+            let lx = x
+                .map(|x| self.node(EventId(x), c).post)
+                .unwrap_or(self.initial[c.index()]);
+            let ly = y
+                .map(|y| self.node(EventId(y), c).post)
+                .unwrap_or(self.initial[c.index()]);
+            lx != ly
+        })
+    }
+
+    /// The ERV shape of \[e\]: every event's Foata level and action.
+    fn shape(&mut self, e: EventId) -> HistoryShape {
+        let mut shape = HistoryShape::default();
+        if e.is_none() {
+            return shape;
+        }
+        self.walk_history(e, |u, x| {
+            shape.events.push((u.ev(x).level, u.ev(x).action));
+        });
+        shape
+    }
+
+    /// Calls `f` on every event of \[e\] (in no particular order), with an explicit stack.
+    pub(super) fn walk_history(&mut self, e: EventId, mut f: impl FnMut(&Self, EventId)) {
+        self.generation = self.generation.wrapping_add(1);
+        let g = self.generation;
+        let mut stack = vec![e];
+        self.events[e.index()].mark = g;
+        while let Some(x) = stack.pop() {
+            f(self, x);
+            for i in 0..self.events[x.index()].nodes.len() {
+                let p = self.events[x.index()].nodes[i].pred;
+                if !p.is_none() && self.events[p.index()].mark != g {
+                    self.events[p.index()].mark = g;
+                    stack.push(p);
+                }
+            }
+        }
+    }
+
+    /// `Less` when \[a\] ◁ \[b\] in the configured order.
+    fn order(&mut self, a: EventId, b: EventId) -> Ordering {
+        let sa = if a.is_none() { 0 } else { self.ev(a).size };
+        let sb = if b.is_none() { 0 } else { self.ev(b).size };
+        match sa.cmp(&sb) {
+            Ordering::Equal if self.opts.cutoff == CutoffMode::Erv => {
+                let x = self.shape(a);
+                let y = self.shape(b);
+                compare_erv(&x, &y)
+            }
+            o => o,
+        }
+    }
+
+    /// Decides whether the new event `e` is a cutoff, or the new representative of its
+    /// state.
+    pub(super) fn decide_cutoff(&mut self, e: EventId) {
+        let hash = self.ev(e).state_hash;
+        let mut found = None;
+        let candidates: SmallVec<[Representative; 4]> = self
+            .reps
+            .iter_hash(hash)
+            .filter(|r| r.hash == hash)
+            .copied()
+            .collect();
+        for r in candidates {
+            if self.same_state(r.event, e) {
+                found = Some(r);
+                break;
+            }
+        }
+        match found {
+            Some(r) => {
+                if self.order(r.event, e) == Ordering::Less {
+                    self.events[e.index()].cutoff = true;
+                    self.stats.cutoff_events += 1;
+                } else if self.order(e, r.event) == Ordering::Less {
+                    // e is a better representative of this state.
+                    if let Ok(entry) = self.reps.find_entry(hash, |x| x.event == r.event) {
+                        entry.remove();
+                    }
+                    if !r.event.is_none() {
+                        self.events[r.event.index()].pinned = false;
+                    }
+                    self.add_rep(e, hash);
+                }
+            }
+            None => self.add_rep(e, hash),
+        }
+    }
+
+    /// Makes `e` the representative of the state of hash `hash` (pinned under ERV, whose
+    /// later comparisons walk its history).
+    fn add_rep(&mut self, e: EventId, hash: u64) {
+        self.events[e.index()].pinned = self.opts.cutoff == CutoffMode::Erv;
+        self.reps
+            .insert_unique(hash, Representative { hash, event: e }, |r| r.hash);
+    }
+}
