@@ -31,12 +31,11 @@
 //! - The returned alternative is disjoint from D and C ∪ J is a configuration (asserted
 //!   by `alternative()` in debug builds).
 
-use super::explicit::PesUnfolding;
 use super::instance::{Instance, InstanceKind, Literal, ProgramInstance};
-use crate::parse::pes::{Pes, PesEventId};
 use crate::qpor::alt::{alternative, AltMode, AltScratch, AltStats};
 use crate::system::{ActionId, CompId, Step, System, TouchSet};
 use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::pes::{Pes, PesEventId, PesUnfolding};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
 use crate::unfold::{EventId, UnfoldError, Unfolding};
 use hashbrown::{HashMap, HashSet};

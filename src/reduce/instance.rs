@@ -17,11 +17,12 @@
 //!
 //! Every problem is a [`ParseError`] at `file:line:col`.
 
-use crate::parse::pes::{self, Pes, PesOptions};
+use crate::parse::pes;
 use crate::parse::{pnml, pos_of_offset, proc, ParseError, Pos};
 use crate::system::net::{Decomposition, Net, NetSystem, TransId};
 use crate::system::program::Program;
 use crate::system::{CompId, System};
+use crate::unfold::pes::{Pes, PesOptions};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 use std::fmt;
