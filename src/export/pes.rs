@@ -6,7 +6,8 @@
 //! every pair (the relation is written closed, so a strict reader accepts it), one line per
 //! event with all its later conflicting events, then the named sets in their order.
 
-use crate::parse::pes::{Pes, PesEventId, FORMAT_VERSION};
+use crate::parse::pes::FORMAT_VERSION;
+use crate::unfold::pes::{Pes, PesEventId};
 use std::fmt::Write as _;
 
 /// Longest line the writer makes of a list (it wraps sets and relation lists there).
@@ -15,7 +16,8 @@ const LINE: usize = 100;
 /// The structure as text; every line of `comment` becomes a `//` comment at the top.
 ///
 /// ```
-/// use qpor::parse::pes::{parse, PesBuilder, PesOptions};
+/// use qpor::parse::pes::parse;
+/// use qpor::unfold::pes::{PesBuilder, PesOptions};
 /// let mut b = PesBuilder::new();
 /// let a = b.event("a", Some("x1=1".into())).unwrap();
 /// let d = b.event("d", None).unwrap();
@@ -137,7 +139,8 @@ fn quote(s: &mut String, label: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::pes::{parse, PesBuilder, PesOptions};
+    use crate::parse::pes::parse;
+    use crate::unfold::pes::{PesBuilder, PesOptions};
 
     #[test]
     fn round_trip_keeps_everything() {

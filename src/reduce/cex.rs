@@ -372,6 +372,33 @@ fn first_coset(cnet: &ConfigNet, pre: &Arcs, seq: &[u32], target: u32, nodes: &m
                 .collect()
         })
         .collect();
+    let order = column_order(cnet, &lists);
+    // Slots: one per token to pick, a column's slots consecutive.
+    let mut slots: Vec<usize> = Vec::new();
+    for &c in &order {
+        for _ in 0..pre[c].1 {
+            slots.push(c);
+        }
+    }
+    let accept = |x: &[u32]| {
+        let consumers: Vec<Option<usize>> = x.iter().map(|&c| cnet.conds[c as usize].2).collect();
+        if consumers.iter().all(|k| k.is_none()) {
+            return false; // (t*, X) is enabled at C, not a conflicting extension
+        }
+        // The t*-events of C are not extensions of C.
+        let first = consumers[0];
+        !(consumers.iter().all(|&k| k == first) && first.is_some_and(|k| seq[k] == target))
+    };
+    let mut x = backjumping_search(cnet, &lists, &slots, accept, nodes)?;
+    let place = |c: u32| cnet.conds[c as usize].0;
+    x.sort_by_key(|&c| (pre.iter().position(|&(q, _)| q == place(c)), c));
+    Some(x)
+}
+
+/// The order in which [`first_coset`] fills the columns (the places of •t*, with their
+/// candidate conditions `lists`): next the column all of whose candidates clash with some
+/// placed column, otherwise the one clashing most with the partly constrained columns.
+fn column_order(cnet: &ConfigNet, lists: &[Vec<u32>]) -> Vec<usize> {
     let k = lists.len();
     // clash[a][b]: some candidate of a is not concurrent with some candidate of b.
     let mut clash = vec![vec![false; k]; k];
@@ -419,31 +446,28 @@ fn first_coset(cnet: &ConfigNet, pre: &Arcs, seq: &[u32], target: u32, nodes: &m
             }
         }
     }
-    // Slots: one per token to pick, a column's slots consecutive.
-    let mut slots: Vec<usize> = Vec::new();
-    for &c in &order {
-        for _ in 0..pre[c].1 {
-            slots.push(c);
-        }
-    }
+    order
+}
+
+/// The first pairwise concurrent pick of one candidate of `lists[slots[s]]` per slot s
+/// that `accept` takes, slots of one column picking in increasing position; `nodes`
+/// counts the concurrency tests. Conflict-directed backjumping: see [`first_coset`].
+fn backjumping_search(
+    cnet: &ConfigNet,
+    lists: &[Vec<u32>],
+    slots: &[usize],
+    accept: impl Fn(&[u32]) -> bool,
+    nodes: &mut u64,
+) -> Option<Vec<u32>> {
     let n = slots.len();
     let mut chosen: Vec<u32> = Vec::with_capacity(n);
     let mut cursor: Vec<usize> = vec![0; n + 1];
     let mut blame: Vec<FixedBitSet> = vec![FixedBitSet::with_capacity(n); n + 1];
     let mut s = 0usize;
-    let accept = |x: &[u32]| {
-        let consumers: Vec<Option<usize>> = x.iter().map(|&c| cnet.conds[c as usize].2).collect();
-        if consumers.iter().all(|k| k.is_none()) {
-            return false; // (t*, X) is enabled at C, not a conflicting extension
-        }
-        // The t*-events of C are not extensions of C.
-        let first = consumers[0];
-        !(consumers.iter().all(|&k| k == first) && first.is_some_and(|k| seq[k] == target))
-    };
     loop {
         if s == n {
             if accept(&chosen) {
-                break;
+                return Some(chosen);
             }
             if n == 0 {
                 return None;
@@ -501,10 +525,6 @@ fn first_coset(cnet: &ConfigNet, pre: &Arcs, seq: &[u32], target: u32, nodes: &m
             }
         }
     }
-    let mut x = chosen;
-    let place = |c: u32| cnet.conds[c as usize].0;
-    x.sort_by_key(|&c| (pre.iter().position(|&(q, _)| q == place(c)), c));
-    Some(x)
 }
 
 /// The backend's cex(C), unless it reaches the unfolding's event limit.

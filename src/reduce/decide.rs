@@ -31,12 +31,11 @@
 //! - The returned alternative is disjoint from D and C ∪ J is a configuration (asserted
 //!   by `alternative()` in debug builds).
 
-use super::explicit::PesUnfolding;
 use super::instance::{Instance, InstanceKind, Literal, ProgramInstance};
-use crate::parse::pes::{Pes, PesEventId};
 use crate::qpor::alt::{alternative, AltMode, AltScratch, AltStats};
 use crate::system::{ActionId, CompId, Step, System, TouchSet};
 use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::pes::{Pes, PesEventId, PesUnfolding};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
 use crate::unfold::{EventId, UnfoldError, Unfolding};
 use hashbrown::{HashMap, HashSet};
@@ -272,48 +271,8 @@ pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<A
         max_events: opts.max_events,
     };
     let mut unf = ProgramUnfolding::new(&sys, popts);
-    let mut en = Vec::new();
-    for &c in &p.config {
-        en.clear();
-        unf.enabled(&mut en)?;
-        let e = owned_by(&sys, &unf, &en, c).ok_or_else(|| {
-            DecideError::Instance(format!(
-                "C: process {} has no enabled step after the {} before it",
-                sys.component_name(c),
-                unf.config().len()
-            ))
-        })?;
-        unf.push(e);
-    }
-    en.clear();
-    unf.enabled(&mut en)?;
-    let mut d = Vec::with_capacity(p.d.len());
-    for &c in &p.d {
-        let e = owned_by(&sys, &unf, &en, c).ok_or_else(|| {
-            DecideError::Instance(format!(
-                "D: process {} has no enabled step at C, so no event of D",
-                sys.component_name(c)
-            ))
-        })?;
-        if !d.contains(&e) {
-            d.push(e);
-        }
-    }
-    // The processes per variable, in variable order.
-    let mut groups: Vec<(u32, Vec<CompId>)> = Vec::new();
-    for &(c, l) in &p.means {
-        match groups.iter_mut().find(|(v, _)| *v == l.var) {
-            Some((_, g)) => {
-                if !g.contains(&c) {
-                    g.push(c)
-                }
-            }
-            None => groups.push((l.var, vec![c])),
-        }
-    }
-    groups.sort_by_key(|(v, _)| *v);
-    let groups: Vec<Vec<CompId>> = groups.into_iter().map(|(_, g)| g).collect();
-    canonical_runs(&sys, &mut unf, &groups, &d)?;
+    let d = push_config_find_d(&sys, &mut unf, p)?;
+    canonical_runs(&sys, &mut unf, &variable_groups(p), &d)?;
     let in_d: HashSet<EventId> = d.iter().copied().collect();
     let events = unf.stats().events_alive;
     let build_seconds = start.elapsed().as_secs_f64();
@@ -323,29 +282,7 @@ pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<A
     let config: Vec<EventId> = unf.config().to_vec();
     let j = found.clone().unwrap_or_default();
     let all: Vec<EventId> = config.iter().chain(&j).copied().collect();
-    let describe = |e: EventId, listed: &[EventId]| {
-        let action: ActionId = unf.action(e);
-        let mut touched = TouchSet::new();
-        let mut preds = Vec::new();
-        for (c, pred) in unf.preds(e) {
-            touched.push(c);
-            preds.push(if pred.is_none() {
-                None
-            } else {
-                Some(listed.iter().position(|&x| x == pred).unwrap_or(usize::MAX))
-            });
-        }
-        let owner = sys
-            .action_owner(action)
-            .map(|c| format!("{}: ", sys.component_name(c)))
-            .unwrap_or_default();
-        WitnessEvent {
-            name: format!("{owner}{}", sys.action_name(action)),
-            label: None,
-            step: Some(Step { action, touched }),
-            preds,
-        }
-    };
+    let describe = |e: EventId| describe_program_event(&sys, &unf, e, &all);
     let vars = p.means.iter().map(|(_, l)| l.var).max().unwrap_or(0) as usize;
     let assignment = found.as_ref().map(|_| {
         let mut r = AssignmentReader::new(vars);
@@ -361,15 +298,100 @@ pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<A
     });
     Ok(AltAnswer {
         exists: found.is_some(),
-        config: config.iter().map(|&e| describe(e, &all)).collect(),
-        d: d.iter().map(|&e| describe(e, &all)).collect(),
-        alternative: j.iter().map(|&e| describe(e, &all)).collect(),
+        config: config.iter().map(|&e| describe(e)).collect(),
+        d: d.iter().map(|&e| describe(e)).collect(),
+        alternative: j.iter().map(|&e| describe(e)).collect(),
         assignment,
         alt: stats,
         events,
         build_seconds,
         alt_seconds,
     })
+}
+
+/// Pushes the events of C (the next step of each listed process, in order) and returns
+/// the events of D at C, without repeats.
+fn push_config_find_d<S: System + ?Sized>(
+    sys: &S,
+    unf: &mut ProgramUnfolding<'_, S>,
+    p: &ProgramInstance,
+) -> Result<Vec<EventId>, DecideError> {
+    let mut en = Vec::new();
+    for &c in &p.config {
+        en.clear();
+        unf.enabled(&mut en)?;
+        let e = owned_by(sys, unf, &en, c).ok_or_else(|| {
+            DecideError::Instance(format!(
+                "C: process {} has no enabled step after the {} before it",
+                sys.component_name(c),
+                unf.config().len()
+            ))
+        })?;
+        unf.push(e);
+    }
+    en.clear();
+    unf.enabled(&mut en)?;
+    let mut d = Vec::with_capacity(p.d.len());
+    for &c in &p.d {
+        let e = owned_by(sys, unf, &en, c).ok_or_else(|| {
+            DecideError::Instance(format!(
+                "D: process {} has no enabled step at C, so no event of D",
+                sys.component_name(c)
+            ))
+        })?;
+        if !d.contains(&e) {
+            d.push(e);
+        }
+    }
+    Ok(d)
+}
+
+/// The processes the `means` annotations name, grouped per variable, in variable order.
+fn variable_groups(p: &ProgramInstance) -> Vec<Vec<CompId>> {
+    let mut groups: Vec<(u32, Vec<CompId>)> = Vec::new();
+    for &(c, l) in &p.means {
+        match groups.iter_mut().find(|(v, _)| *v == l.var) {
+            Some((_, g)) => {
+                if !g.contains(&c) {
+                    g.push(c)
+                }
+            }
+            None => groups.push((l.var, vec![c])),
+        }
+    }
+    groups.sort_by_key(|(v, _)| *v);
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Event `e` of a program's witness, its predecessors given as positions in `listed`
+/// (C followed by the alternative).
+fn describe_program_event<S: System + ?Sized>(
+    sys: &S,
+    unf: &ProgramUnfolding<'_, S>,
+    e: EventId,
+    listed: &[EventId],
+) -> WitnessEvent {
+    let action: ActionId = unf.action(e);
+    let mut touched = TouchSet::new();
+    let mut preds = Vec::new();
+    for (c, pred) in unf.preds(e) {
+        touched.push(c);
+        preds.push(if pred.is_none() {
+            None
+        } else {
+            Some(listed.iter().position(|&x| x == pred).unwrap_or(usize::MAX))
+        });
+    }
+    let owner = sys
+        .action_owner(action)
+        .map(|c| format!("{}: ", sys.component_name(c)))
+        .unwrap_or_default();
+    WitnessEvent {
+        name: format!("{owner}{}", sys.action_name(action)),
+        label: None,
+        step: Some(Step { action, touched }),
+        preds,
+    }
 }
 
 /// Runs process `p` as far as it goes; returns how many events it pushed.
@@ -391,6 +413,120 @@ fn run_process<S: System + ?Sized>(
     }
 }
 
+/// Which events of D a run puts in conflict with the configuration.
+///
+/// A run puts d[i] in conflict with the configuration iff one of its events is in
+/// immediate conflict with d[i] (an event of C cannot be, C ∪ run being a configuration),
+/// that is, shares a component and the predecessor there with d[i]: a table lookup per
+/// event instead of a conflict test per D-event.
+struct ConflictsWithD<'d> {
+    d: &'d [EventId],
+    /// The D-events (indices) per (component, predecessor there).
+    d_at: HashMap<(CompId, EventId), Vec<usize>>,
+}
+
+impl<'d> ConflictsWithD<'d> {
+    fn new<S: System + ?Sized>(unf: &ProgramUnfolding<'_, S>, d: &'d [EventId]) -> Self {
+        let mut d_at: HashMap<(CompId, EventId), Vec<usize>> = HashMap::new();
+        for (i, &x) in d.iter().enumerate() {
+            for key in unf.preds(x) {
+                d_at.entry(key).or_default().push(i);
+            }
+        }
+        ConflictsWithD { d, d_at }
+    }
+
+    /// Sets `out` to the D-events (indices, maybe repeated) in conflict with the last
+    /// `pushed` events of the configuration.
+    fn hits<S: System + ?Sized>(&self, unf: &ProgramUnfolding<'_, S>, pushed: usize, out: &mut Vec<usize>) {
+        out.clear();
+        for &e in &unf.config()[unf.config().len() - pushed..] {
+            for key in unf.preds(e) {
+                if let Some(ds) = self.d_at.get(&key) {
+                    out.extend(ds.iter().copied().filter(|&i| self.d[i] != e));
+                }
+            }
+        }
+    }
+}
+
+/// One decided group of [`canonical_runs`]: which one, its members in the order to try,
+/// the next one, and how many events the current member pushed.
+struct Level {
+    group: usize,
+    order: Vec<usize>,
+    next: usize,
+    pushed: usize,
+}
+
+impl Level {
+    /// Group `group` of `members` processes, trying `first` first.
+    fn new(group: usize, first: usize, members: usize) -> Level {
+        let mut order: Vec<usize> = vec![first];
+        order.extend((0..members).filter(|&m| m != first));
+        Level {
+            group,
+            order,
+            next: 0,
+            pushed: 0,
+        }
+    }
+}
+
+/// For every D-event, the (group, member) pairs whose run alone from C conflicts with it.
+fn reachers<S: System + ?Sized>(
+    sys: &S,
+    unf: &mut ProgramUnfolding<'_, S>,
+    groups: &[Vec<CompId>],
+    conflicts: &ConflictsWithD,
+    en: &mut Vec<EventId>,
+) -> Result<Vec<Vec<(usize, usize)>>, DecideError> {
+    let mut hit = Vec::new();
+    let mut reachers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); conflicts.d.len()];
+    for (g, members) in groups.iter().enumerate() {
+        for (m, &p) in members.iter().enumerate() {
+            let pushed = run_process(sys, unf, p, en)?;
+            conflicts.hits(unf, pushed, &mut hit);
+            for &i in &hit {
+                if reachers[i].last() != Some(&(g, m)) {
+                    reachers[i].push((g, m));
+                }
+            }
+            for _ in 0..pushed {
+                unf.pop();
+            }
+        }
+    }
+    Ok(reachers)
+}
+
+/// The next (group, member) to run: a member of an open group that reaches the D-event
+/// not yet hit with the fewest open reachers. `Ok(None)`: every D-event is hit (the run
+/// covers D); `Err(())`: some D-event is out of reach (the run is dead).
+fn choose_next(
+    reachers: &[Vec<(usize, usize)>],
+    open: &[bool],
+    hit_by: &[Option<usize>],
+) -> Result<Option<(usize, usize)>, ()> {
+    let mut best: Option<(usize, usize)> = None;
+    for (i, r) in reachers.iter().enumerate() {
+        if hit_by[i].is_some() {
+            continue;
+        }
+        let left = r.iter().filter(|&&(g, _)| open[g]).count();
+        if left == 0 {
+            return Err(());
+        }
+        if best.is_none_or(|(l, _)| left < l) {
+            best = Some((left, i));
+        }
+    }
+    Ok(best.map(|(_, i)| {
+        let &(g, m) = reachers[i].iter().find(|&&(g, _)| open[g]).unwrap();
+        (g, m)
+    }))
+}
+
 /// Adds to U the events of canonical runs (module docs) until one of them conflicts with
 /// every event of `d` or none can; the configuration is C again at the end.
 ///
@@ -408,94 +544,22 @@ fn canonical_runs<S: System + ?Sized>(
     groups: &[Vec<CompId>],
     d: &[EventId],
 ) -> Result<(), DecideError> {
-    /// One decided group: which one, its members in the order to try, the next one, and
-    /// how many events the current member pushed.
-    struct Level {
-        group: usize,
-        order: Vec<usize>,
-        next: usize,
-        pushed: usize,
-    }
     let base = unf.config().len();
     let mut en = Vec::new();
-    // A run puts d[i] in conflict with the configuration iff one of its events is in
-    // immediate conflict with d[i] (an event of C cannot be, C ∪ run being a
-    // configuration), that is, shares a component and the predecessor there with d[i]:
-    // a table lookup per event instead of a conflict test per D-event.
-    let mut d_at: HashMap<(CompId, EventId), Vec<usize>> = HashMap::new();
-    for (i, &x) in d.iter().enumerate() {
-        for key in unf.preds(x) {
-            d_at.entry(key).or_default().push(i);
-        }
-    }
-    let hits = |unf: &ProgramUnfolding<'_, S>, pushed: usize, out: &mut Vec<usize>| {
-        out.clear();
-        for &e in &unf.config()[unf.config().len() - pushed..] {
-            for key in unf.preds(e) {
-                if let Some(ds) = d_at.get(&key) {
-                    out.extend(ds.iter().copied().filter(|&i| d[i] != e));
-                }
-            }
-        }
-    };
+    let conflicts = ConflictsWithD::new(unf, d);
+    let reachers = reachers(sys, unf, groups, &conflicts, &mut en)?;
     let mut hit = Vec::new();
-    // reachers[i]: the (group, member) pairs whose run alone conflicts with d[i].
-    let mut reachers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); d.len()];
-    for (g, members) in groups.iter().enumerate() {
-        for (m, &p) in members.iter().enumerate() {
-            let pushed = run_process(sys, unf, p, &mut en)?;
-            hits(unf, pushed, &mut hit);
-            for &i in &hit {
-                if reachers[i].last() != Some(&(g, m)) {
-                    reachers[i].push((g, m));
-                }
-            }
-            for _ in 0..pushed {
-                unf.pop();
-            }
-        }
-    }
     // hit_by[i]: the level whose run put d[i] in conflict with the configuration.
     let mut hit_by: Vec<Option<usize>> = vec![None; d.len()];
     let mut open = vec![true; groups.len()];
     let mut stack: Vec<Level> = Vec::new();
-    // Decides the next group, or says the run covers D (`Ok(None)`) or is dead (`Err`).
-    let choose = |open: &[bool], hit_by: &[Option<usize>]| -> Result<Option<(usize, usize)>, ()> {
-        let mut best: Option<(usize, usize)> = None;
-        for (i, r) in reachers.iter().enumerate() {
-            if hit_by[i].is_some() {
-                continue;
-            }
-            let left = r.iter().filter(|&&(g, _)| open[g]).count();
-            if left == 0 {
-                return Err(());
-            }
-            if best.is_none_or(|(l, _)| left < l) {
-                best = Some((left, i));
-            }
-        }
-        Ok(best.map(|(_, i)| {
-            let &(g, m) = reachers[i].iter().find(|&&(g, _)| open[g]).unwrap();
-            (g, m)
-        }))
-    };
-    match choose(&open, &hit_by) {
+    match choose_next(&reachers, &open, &hit_by) {
         Ok(Some((g, m))) => {
             open[g] = false;
-            stack.push(level_for(g, m, groups[g].len()));
+            stack.push(Level::new(g, m, groups[g].len()));
         }
         // No D-event, or one no process can reach: nothing to run.
         Ok(None) | Err(()) => return Ok(()),
-    }
-    fn level_for(group: usize, first: usize, members: usize) -> Level {
-        let mut order: Vec<usize> = vec![first];
-        order.extend((0..members).filter(|&m| m != first));
-        Level {
-            group,
-            order,
-            next: 0,
-            pushed: 0,
-        }
     }
     while !stack.is_empty() {
         let depth = stack.len() - 1;
@@ -519,16 +583,16 @@ fn canonical_runs<S: System + ?Sized>(
         top.next += 1;
         let pushed = run_process(sys, unf, p, &mut en)?;
         top.pushed = pushed;
-        hits(unf, pushed, &mut hit);
+        conflicts.hits(unf, pushed, &mut hit);
         for &i in &hit {
             if hit_by[i].is_none() {
                 hit_by[i] = Some(depth);
             }
         }
-        match choose(&open, &hit_by) {
+        match choose_next(&reachers, &open, &hit_by) {
             Ok(Some((g, m))) => {
                 open[g] = false;
-                stack.push(level_for(g, m, groups[g].len()));
+                stack.push(Level::new(g, m, groups[g].len()));
             }
             Ok(None) => {
                 // This run conflicts with all of D: U holds an alternative.

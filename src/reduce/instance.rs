@@ -17,11 +17,12 @@
 //!
 //! Every problem is a [`ParseError`] at `file:line:col`.
 
-use crate::parse::pes::{self, Pes, PesOptions};
+use crate::parse::pes;
 use crate::parse::{pnml, pos_of_offset, proc, ParseError, Pos};
 use crate::system::net::{Decomposition, Net, NetSystem, TransId};
 use crate::system::program::Program;
 use crate::system::{CompId, System};
+use crate::unfold::pes::{Pes, PesOptions};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 use std::fmt;
@@ -197,32 +198,73 @@ pub fn read_program(text: &str, file: &str) -> Result<(ProgramInstance, Vec<Stri
         .filter(|&c| sys.component_kind(c) == "process")
         .map(|c| (sys.component_name(c), c))
         .collect();
-    let mut config = Vec::new();
-    let mut d = Vec::new();
-    let mut means = Vec::new();
-    let mut kind_seen = false;
+    let err = |at: usize, message: String| ParseError {
+        file: file.to_string(),
+        pos: pos_of_offset(text, at),
+        message,
+    };
+    let mut question = ProgramQuestion::default();
     let mut offset = 0usize;
     for line in text.split_inclusive('\n') {
         let line_start = offset;
         offset += line.len();
         let Some(rest) = annotation(line) else { continue };
-        let rest_at = line_start + (line.len() - rest.len());
-        let err = |at: usize, message: String| ParseError {
+        let words = annotation_words(rest, line_start + (line.len() - rest.len()));
+        question.read_annotation(&words, &processes, &err)?;
+    }
+    if !question.kind_seen {
+        return Err(ParseError {
             file: file.to_string(),
-            pos: pos_of_offset(text, at),
-            message,
-        };
-        // Words of the annotation with their offsets.
-        let mut words: Vec<(&str, usize)> = Vec::new();
-        let mut k = 0;
-        for w in rest.split(|c: char| c.is_whitespace()) {
-            if !w.is_empty() {
-                words.push((w, rest_at + k));
-            }
-            k += w.len() + 1;
+            pos: Pos { line: 1, col: 1 },
+            message: "no `// @qpor instance alt` line: this program asks no question".into(),
+        });
+    }
+    Ok((
+        ProgramInstance {
+            program,
+            config: question.config,
+            d: question.d,
+            means: question.means,
+        },
+        warnings,
+    ))
+}
+
+/// The words of an annotation (the rest of a `// @qpor` line, at byte `rest_at` of the
+/// file), each with its offset in the file.
+fn annotation_words(rest: &str, rest_at: usize) -> Vec<(&str, usize)> {
+    let mut words: Vec<(&str, usize)> = Vec::new();
+    let mut k = 0;
+    for w in rest.split(|c: char| c.is_whitespace()) {
+        if !w.is_empty() {
+            words.push((w, rest_at + k));
         }
+        k += w.len() + 1;
+    }
+    words
+}
+
+/// The question of a program instance, as its annotations so far declare it.
+#[derive(Default)]
+struct ProgramQuestion {
+    config: Vec<CompId>,
+    d: Vec<CompId>,
+    means: Vec<(CompId, Literal)>,
+    /// Whether the `instance alt` line was seen.
+    kind_seen: bool,
+}
+
+impl ProgramQuestion {
+    /// Adds one annotation, given as its words with their offsets; `err` makes an error
+    /// at an offset.
+    fn read_annotation(
+        &mut self,
+        words: &[(&str, usize)],
+        processes: &[(String, CompId)],
+        err: &impl Fn(usize, String) -> ParseError,
+    ) -> Result<(), ParseError> {
         let Some(&(key, key_at)) = words.first() else {
-            continue;
+            return Ok(());
         };
         let resolve = |(name, at): (&str, usize)| {
             processes
@@ -243,7 +285,7 @@ pub fn read_program(text: &str, file: &str) -> Result<(ProgramInstance, Vec<Stri
                     }
                     None => return Err(err(key_at, "expected `instance alt`".into())),
                 }
-                kind_seen = true;
+                self.kind_seen = true;
             }
             "C" | "D" => {
                 if words.get(1).map(|w| w.0) != Some("=") {
@@ -252,9 +294,9 @@ pub fn read_program(text: &str, file: &str) -> Result<(ProgramInstance, Vec<Stri
                 for &w in &words[2..] {
                     let c = resolve(w)?;
                     if key == "C" {
-                        config.push(c);
+                        self.config.push(c);
                     } else {
-                        d.push(c);
+                        self.d.push(c);
                     }
                 }
             }
@@ -269,7 +311,7 @@ pub fn read_program(text: &str, file: &str) -> Result<(ProgramInstance, Vec<Stri
                         format!("expected a literal `xK=V` (V is 0 or 1), found `{lit}`"),
                     )
                 })?;
-                means.push((c, literal));
+                self.means.push((c, literal));
             }
             other => {
                 return Err(err(
@@ -278,185 +320,223 @@ pub fn read_program(text: &str, file: &str) -> Result<(ProgramInstance, Vec<Stri
                 ))
             }
         }
+        Ok(())
     }
-    if !kind_seen {
-        return Err(ParseError {
-            file: file.to_string(),
-            pos: Pos { line: 1, col: 1 },
-            message: "no `// @qpor instance alt` line: this program asks no question".into(),
-        });
-    }
-    Ok((
-        ProgramInstance {
-            program,
-            config,
-            d,
-            means,
-        },
-        warnings,
-    ))
 }
 
 /// Reads a PNML instance: the net (with [`pnml::read`]) and the `qpor` block, checking
 /// that the configuration is a firing sequence of the net.
 pub fn read_net(text: &str, file: &str) -> Result<(NetInstance, Vec<String>), ParseError> {
     let (net, warnings) = pnml::read(text.as_bytes(), file)?;
-    let err = |at: usize, message: String| ParseError {
-        file: file.to_string(),
-        pos: pos_of_offset(text, at),
-        message,
+    let cx = NetText {
+        text,
+        file,
+        net: &net,
     };
-    let find = |id: &str, at: usize| {
-        net.transitions
+    let block = read_question_block(&cx)?;
+    let Some(block_at) = block.at else {
+        return Err(cx.err(
+            0,
+            format!("this PNML net asks no question: it has no toolspecific block of tool \"{PNML_TOOL}\""),
+        ));
+    };
+    let Some((target, _)) = block.target else {
+        return Err(cx.err(
+            block_at,
+            "the qpor block has no <target transition=\"…\"/>".into(),
+        ));
+    };
+    check_firing_sequence(&net, &block.config).map_err(|m| cx.err(block_at, m))?;
+    Ok((
+        NetInstance {
+            net,
+            config: block.config,
+            target,
+            means: block.means,
+        },
+        warnings,
+    ))
+}
+
+/// A net instance's text, with what its errors and transition names refer to.
+struct NetText<'a> {
+    text: &'a str,
+    file: &'a str,
+    net: &'a Net,
+}
+
+impl NetText<'_> {
+    /// An error at byte `at` of the file.
+    fn err(&self, at: usize, message: String) -> ParseError {
+        ParseError {
+            file: self.file.to_string(),
+            pos: pos_of_offset(self.text, at),
+            message,
+        }
+    }
+
+    /// The transition with id `id`, named at byte `at`.
+    fn find(&self, id: &str, at: usize) -> Result<TransId, ParseError> {
+        self.net
+            .transitions
             .iter()
             .position(|t| t.id == id)
             .map(|i| TransId(i as u32))
-            .ok_or_else(|| err(at, format!("unknown transition `{id}`")))
-    };
-    let mut xml = Reader::from_str(text);
+            .ok_or_else(|| self.err(at, format!("unknown transition `{id}`")))
+    }
+}
+
+/// The question of a net instance, as the `qpor` block declares it.
+#[derive(Default)]
+struct QuestionBlock {
+    /// Where the block starts (`None`: no block).
+    at: Option<usize>,
+    config: Vec<TransId>,
+    /// t*, with where it is named.
+    target: Option<(TransId, usize)>,
+    means: Vec<(TransId, Literal)>,
+    /// Whether the reader is inside `<configuration>`.
+    in_config: bool,
+}
+
+/// Finds the `toolspecific tool="qpor"` block of the PNML text and reads it.
+fn read_question_block(cx: &NetText) -> Result<QuestionBlock, ParseError> {
+    let mut xml = Reader::from_str(cx.text);
     let mut depth_in_block: Option<usize> = None;
     let mut depth = 0usize;
-    let mut block_at = None;
-    let mut config = Vec::new();
-    let mut target: Option<(TransId, usize)> = None;
-    let mut means = Vec::new();
-    let mut in_config = false;
+    let mut block = QuestionBlock::default();
+    let err = |at: usize, message: String| cx.err(at, message);
     loop {
         let at = xml.buffer_position() as usize;
         let event = xml
             .read_event()
             .map_err(|e| err(xml.error_position() as usize, format!("malformed XML: {e}")))?;
         let (e, empty) = match &event {
-            Event::Start(e) => (Some(e), false),
-            Event::Empty(e) => (Some(e), true),
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
             Event::End(_) => {
                 depth -= 1;
                 if depth_in_block == Some(depth) {
                     depth_in_block = None;
                 }
                 if depth_in_block.is_some_and(|d| depth == d + 1) {
-                    in_config = false;
+                    block.in_config = false;
                 }
                 continue;
             }
             Event::Eof => break,
             _ => continue,
         };
-        let Some(e) = e else { continue };
         let name = e.local_name().into_inner().to_string();
         match depth_in_block {
             None => {
                 if name == "toolspecific" && attr(e, "tool", at, &err)?.as_deref() == Some(PNML_TOOL) {
-                    if block_at.is_some() {
+                    if block.at.is_some() {
                         return Err(err(
                             at,
                             format!("a second toolspecific block of tool \"{PNML_TOOL}\""),
                         ));
                     }
-                    block_at = Some(at);
+                    block.at = Some(at);
                     if !empty {
                         depth_in_block = Some(depth);
                     }
                 }
             }
-            Some(d) => {
-                let inner = depth - d;
-                let transition = |at: usize| -> Result<(String, usize), ParseError> {
-                    attr(e, "transition", at, &err)?
-                        .map(|t| (t, at))
-                        .ok_or_else(|| err(at, format!("<{name}> needs a transition attribute")))
-                };
-                match (inner, name.as_str(), in_config) {
-                    (1, "configuration", _) => in_config = !empty,
-                    (2, "fire", true) => {
-                        let (t, at) = transition(at)?;
-                        config.push(find(&t, at)?);
-                    }
-                    (1, "target", _) => {
-                        if let Some((_, first)) = target {
-                            let p = pos_of_offset(text, first);
-                            return Err(err(
-                                at,
-                                format!(
-                                    "a second <target>; the first is at line {}, column {}",
-                                    p.line, p.col
-                                ),
-                            ));
-                        }
-                        let (t, at) = transition(at)?;
-                        target = Some((find(&t, at)?, at));
-                    }
-                    (1, "means", _) => {
-                        let (t, at) = transition(at)?;
-                        let tid = find(&t, at)?;
-                        let lit = attr(e, "literal", at, &err)?.unwrap_or_default();
-                        let literal = Literal::parse(&lit).ok_or_else(|| {
-                            err(
-                                at,
-                                format!("expected literal=\"xK=V\" (V is 0 or 1), found \"{lit}\""),
-                            )
-                        })?;
-                        means.push((tid, literal));
-                    }
-                    (1, "instance", _) | (1, "formula", _) => {}
-                    _ => {
-                        return Err(err(
-                            at,
-                            format!(
-                                "unexpected <{name}> in the {PNML_TOOL} block (expected configuration/fire, \
-                                 target, means)"
-                            ),
-                        ))
-                    }
-                }
-            }
+            Some(d) => block.read_element(cx, depth - d, &name, e, at, empty)?,
         }
         if !empty {
             depth += 1;
         }
     }
-    let Some(block_at) = block_at else {
-        return Err(err(
-            0,
-            format!("this PNML net asks no question: it has no toolspecific block of tool \"{PNML_TOOL}\""),
-        ));
-    };
-    let Some((target, _)) = target else {
-        return Err(err(
-            block_at,
-            "the qpor block has no <target transition=\"…\"/>".into(),
-        ));
-    };
-    // The configuration must be a firing sequence.
-    let sys = NetSystem::new(&net, Decomposition::Places).map_err(|e| err(block_at, e.to_string()))?;
+    Ok(block)
+}
+
+impl QuestionBlock {
+    /// Reads the element `name` (`e`, at byte `at`) found `inner` levels inside the block.
+    fn read_element(
+        &mut self,
+        cx: &NetText,
+        inner: usize,
+        name: &str,
+        e: &BytesStart,
+        at: usize,
+        empty: bool,
+    ) -> Result<(), ParseError> {
+        let err = |at: usize, message: String| cx.err(at, message);
+        let transition = |at: usize| -> Result<(String, usize), ParseError> {
+            attr(e, "transition", at, &err)?
+                .map(|t| (t, at))
+                .ok_or_else(|| err(at, format!("<{name}> needs a transition attribute")))
+        };
+        match (inner, name, self.in_config) {
+            (1, "configuration", _) => self.in_config = !empty,
+            (2, "fire", true) => {
+                let (t, at) = transition(at)?;
+                self.config.push(cx.find(&t, at)?);
+            }
+            (1, "target", _) => {
+                if let Some((_, first)) = self.target {
+                    let p = pos_of_offset(cx.text, first);
+                    return Err(err(
+                        at,
+                        format!(
+                            "a second <target>; the first is at line {}, column {}",
+                            p.line, p.col
+                        ),
+                    ));
+                }
+                let (t, at) = transition(at)?;
+                self.target = Some((cx.find(&t, at)?, at));
+            }
+            (1, "means", _) => {
+                let (t, at) = transition(at)?;
+                let tid = cx.find(&t, at)?;
+                let lit = attr(e, "literal", at, &err)?.unwrap_or_default();
+                let literal = Literal::parse(&lit).ok_or_else(|| {
+                    err(
+                        at,
+                        format!("expected literal=\"xK=V\" (V is 0 or 1), found \"{lit}\""),
+                    )
+                })?;
+                self.means.push((tid, literal));
+            }
+            (1, "instance", _) | (1, "formula", _) => {}
+            _ => {
+                return Err(err(
+                    at,
+                    format!(
+                        "unexpected <{name}> in the {PNML_TOOL} block (expected configuration/fire, \
+                         target, means)"
+                    ),
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks that `config` is a firing sequence of `net`; the error says which firing is not
+/// enabled, and at which marking.
+fn check_firing_sequence(net: &Net, config: &[TransId]) -> Result<(), String> {
+    let sys = NetSystem::new(net, Decomposition::Places).map_err(|e| e.to_string())?;
     let mut state = sys.initial_state();
     let mut next = Vec::new();
     for (k, &t) in config.iter().enumerate() {
         let fired = sys
             .successor(&state, &sys.step_of(t), &mut next)
-            .map_err(|e| err(block_at, e.to_string()))?;
+            .map_err(|e| e.to_string())?;
         if !fired {
-            return Err(err(
-                block_at,
-                format!(
-                    "the configuration is not a firing sequence: `{}` (firing {}) is not enabled at {}",
-                    net.transitions[t.index()].id,
-                    k + 1,
-                    net.marking_text(&sys.marking(&state))
-                ),
+            return Err(format!(
+                "the configuration is not a firing sequence: `{}` (firing {}) is not enabled at {}",
+                net.transitions[t.index()].id,
+                k + 1,
+                net.marking_text(&sys.marking(&state))
             ));
         }
         std::mem::swap(&mut state, &mut next);
     }
-    Ok((
-        NetInstance {
-            net,
-            config,
-            target,
-            means,
-        },
-        warnings,
-    ))
+    Ok(())
 }
 
 fn attr(

@@ -7,8 +7,6 @@
 //! - [`program`]: Theorem 4.2, the same question in the unfolding of a lock-only program;
 //! - [`net`]: Theorem 4.3, a P/T net with non-safe places, a configuration C and a target
 //!   transition t* such that cex(C) holds a t*-event iff φ is satisfiable;
-//! - [`explicit`]: an explicit PES as an [`crate::unfold::Unfolding`], so that
-//!   `alternative()` runs on it unchanged;
 //! - [`instance`]: what kind an instance file is (by its content) and its question;
 //! - [`decide`]: the Alt decider behind `qpor decide alt`;
 //! - [`cex`]: the cex decider behind `qpor decide cex`, on the general backend;
@@ -21,7 +19,6 @@ pub const MAX_VARIABLES: u32 = 1_000_000;
 
 pub mod cex;
 pub mod decide;
-pub mod explicit;
 pub mod instance;
 pub mod net;
 pub mod pes;

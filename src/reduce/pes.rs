@@ -19,7 +19,7 @@
 //! `alternative()` has one spike per clause holding its literals' events.
 
 use crate::parse::dimacs::Cnf;
-use crate::parse::pes::{Pes, PesBuilder, PesEventId, PesOptions};
+use crate::unfold::pes::{Pes, PesBuilder, PesEventId, PesOptions};
 use std::fmt::Write as _;
 
 /// The PES of Theorem 4.1 for `cnf`, with its sets `C` (empty) and `D` (the clause events,

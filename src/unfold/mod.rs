@@ -18,6 +18,7 @@
 
 pub mod cutoff;
 pub mod general;
+pub mod pes;
 pub mod prefix;
 pub mod program;
 

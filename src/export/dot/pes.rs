@@ -112,6 +112,11 @@ impl Marks {
 
 /// The transitive reduction of causality among the first `n` events: pairs (e', e) with
 /// e' ⋖ e, sorted by e, then e'.
+///
+/// Hand-written rather than petgraph's `dag_transitive_reduction_closure`, which builds
+/// the closure alongside the reduction, quadratic in the events of a deep prefix.
+/// Measured on whole prefixes: buf100 (5 051 events) 4 ms here against 180 ms; dph_5
+/// (1 486 events, short and wide) 5 ms against 1 ms.
 pub fn immediate_causality(prefix: &Prefix, n: usize) -> Vec<(u32, u32)> {
     let n = n.min(prefix.events.len());
     let causes = direct_causes(prefix, n);
@@ -193,6 +198,42 @@ pub fn immediate_conflicts(prefix: &Prefix, n: usize) -> Vec<(u32, u32)> {
     out
 }
 
+/// Draws the immediate-causality pairs (a, b) as solid arrows `e<a> → e<b>` and the
+/// immediate-conflict pairs as dashed red edges without arrowheads that do not constrain
+/// the layout: the `pes` views of a prefix and of an explicit structure draw them alike.
+pub(super) fn write_relations<W: Write>(
+    w: &mut DotWriter<W>,
+    causality: &[(u32, u32)],
+    conflicts: &[(u32, u32)],
+) -> io::Result<()> {
+    for (a, b) in causality {
+        w.edge(&format!("e{a}"), &format!("e{b}"), &[])?;
+    }
+    for (a, b) in conflicts {
+        w.edge(
+            &format!("e{a}"),
+            &format!("e{b}"),
+            &[
+                ("dir", "none"),
+                ("style", "dashed"),
+                ("color", CUTOFF_COLOR),
+                ("constraint", "false"),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// The note of a `pes` view that draws the first `drawn` of `total` events; `built` follows
+/// the count (" built" for an incomplete prefix).
+pub(super) fn events_not_drawn(total: usize, drawn: usize, built: &str) -> String {
+    format!(
+        "not drawn: {} of {}{built}\n(--max-events {drawn})",
+        total - drawn,
+        plural(total, "event", "events"),
+    )
+}
+
 /// Writes the `pes` view of `prefix` to `out`.
 pub fn write_pes<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io::Result<W> {
     let n = opts.max_events.unwrap_or(usize::MAX).min(prefix.events.len());
@@ -238,29 +279,11 @@ pub fn write_pes<W: Write>(prefix: &Prefix, opts: &DotOptions, out: W) -> io::Re
             event_node(&mut w, prefix, i, mask[i])?;
         }
     }
-    for (a, b) in &causality {
-        w.edge(&format!("e{a}"), &format!("e{b}"), &[])?;
-    }
-    for (a, b) in &conflicts {
-        w.edge(
-            &format!("e{a}"),
-            &format!("e{b}"),
-            &[
-                ("dir", "none"),
-                ("style", "dashed"),
-                ("color", CUTOFF_COLOR),
-                ("constraint", "false"),
-            ],
-        )?;
-    }
+    write_relations(&mut w, &causality, &conflicts)?;
     let mut note = Vec::new();
     if n < prefix.events.len() {
-        note.push(format!(
-            "not drawn: {} of {}{}\n(--max-events {n})",
-            prefix.events.len() - n,
-            plural(prefix.events.len(), "event", "events"),
-            if opts.incomplete.is_some() { " built" } else { "" }
-        ));
+        let built = if opts.incomplete.is_some() { " built" } else { "" };
+        note.push(events_not_drawn(prefix.events.len(), n, built));
     }
     if let Some(inc) = &opts.incomplete {
         note.push(incomplete_note(prefix.events.len(), inc));

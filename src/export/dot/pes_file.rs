@@ -1,5 +1,5 @@
 //! The `pes` view of an explicit event structure read from a `.pes` file
-//! ([`crate::parse::pes`]), drawn like the `pes` view of a prefix ([`super::pes`]).
+//! ([`crate::parse::pes`], a [`crate::unfold::pes::Pes`]), drawn like the `pes` view of a prefix ([`super::pes`]).
 //!
 //! An explicit [`Pes`] has no conditions, so this adapter takes its relations from the
 //! structure itself: immediate causality is [`Pes::immediate_causes`] (the Hasse diagram
@@ -14,8 +14,9 @@
 //! With `max_events = N` only the first N events (declaration order) are drawn, with the
 //! edges between them, and a note tells how many were left out.
 
-use super::{common_defaults, plural, titled, DotOptions, DotWriter, CUTOFF_COLOR, HIGHLIGHT_FILL};
-use crate::parse::pes::{Pes, PesEventId};
+use super::pes::{events_not_drawn, write_relations};
+use super::{common_defaults, plural, titled, DotOptions, DotWriter, HIGHLIGHT_FILL};
+use crate::unfold::pes::{Pes, PesEventId};
 use std::io::{self, Write};
 
 /// Most event names a set lists in the title before it says how many more there are.
@@ -115,30 +116,9 @@ pub fn write_explicit_pes<W: Write>(pes: &Pes, opts: &DotOptions, out: W) -> io:
             w.node(&id, &[("shape", "box"), ("label", &label)])?;
         }
     }
-    for (a, b) in &causality {
-        w.edge(&format!("e{a}"), &format!("e{b}"), &[])?;
-    }
-    for (a, b) in &conflicts {
-        w.edge(
-            &format!("e{a}"),
-            &format!("e{b}"),
-            &[
-                ("dir", "none"),
-                ("style", "dashed"),
-                ("color", CUTOFF_COLOR),
-                ("constraint", "false"),
-            ],
-        )?;
-    }
+    write_relations(&mut w, &causality, &conflicts)?;
     if n < pes.len() {
-        w.note(
-            "note_truncated",
-            &format!(
-                "not drawn: {} of {}\n(--max-events {n})",
-                pes.len() - n,
-                plural(pes.len(), "event", "events")
-            ),
-        )?;
+        w.note("note_truncated", &events_not_drawn(pes.len(), n, ""))?;
     }
     w.finish()
 }
@@ -146,7 +126,8 @@ pub fn write_explicit_pes<W: Write>(pes: &Pes, opts: &DotOptions, out: W) -> io:
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::parse::pes::{parse, PesOptions};
+    use crate::parse::pes::parse;
+    use crate::unfold::pes::PesOptions;
 
     #[test]
     fn draws_the_hasse_diagram_and_immediate_conflicts() {

@@ -1,6 +1,6 @@
 //! An explicit prime event structure as an [`Unfolding`], so that the engines' own
-//! algorithms — above all [`crate::qpor::alt::alternative`] — run on a PES given event by
-//! event (paper.md §3.1: Alt on an arbitrary finite PES).
+//! algorithms — above all `qpor::alt::alternative` — run on a PES given event by event
+//! (paper.md §3.1: Alt on an arbitrary finite PES).
 //!
 //! Every event of the [`Pes`] is in U from the start, with `EventId(i)` for the event of
 //! index i; the current configuration C starts at ∅ and changes by [`Unfolding::push`] and
@@ -18,7 +18,7 @@
 //! - `in_config` is the characteristic vector of `config`, and `state` mirrors it.
 //! - `conflicting_with_config[e]` counts the events of C in conflict with e.
 
-use crate::parse::pes::{Pes, PesEventId};
+use super::{Pes, PesEventId};
 use crate::system::{ActionId, Local};
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
 use fixedbitset::FixedBitSet;
@@ -26,19 +26,22 @@ use fixedbitset::FixedBitSet;
 /// A [`Pes`] with a current configuration, seen through the [`Unfolding`] trait.
 ///
 /// ```
-/// use qpor::parse::pes::{parse, PesOptions};
 /// use qpor::qpor::alt::{alternative, AltMode, AltScratch, AltStats};
-/// use qpor::reduce::explicit::PesUnfolding;
+/// use qpor::unfold::pes::{PesBuilder, PesEventId, PesOptions, PesUnfolding};
 /// use qpor::unfold::EventId;
 /// // (x1 | x2) & -x1: a1/b1 say x1 = 1/0, d1 and d2 are the clauses.
-/// let text = "pes 1\nevent a1\nevent b1\nevent a2\nevent b2\nevent d1\nevent d2\n\
-///             a1 # b1 d1\na2 # b2 d1\nb1 # d2\nset D = { d1 d2 }\n";
-/// let pes = parse(text, "t.pes", &PesOptions::default()).unwrap();
+/// let mut b = PesBuilder::new();
+/// let [a1, b1, a2, b2, d1, d2] = ["a1", "b1", "a2", "b2", "d1", "d2"].map(|n| b.event(n, None).unwrap());
+/// for (x, y) in [(a1, b1), (a1, d1), (a2, b2), (a2, d1), (b1, d2)] {
+///     b.conflict(x, y);
+/// }
+/// b.set("D", vec![d1, d2]);
+/// let pes = b.build(&PesOptions::default()).unwrap();
 /// let mut unf = PesUnfolding::new(&pes);
 /// let d: Vec<EventId> = pes.set("D").unwrap().iter().map(|e| EventId(e.0)).collect();
 /// let in_d = d.iter().copied().collect();
 /// let j = alternative(&mut unf, &d, &in_d, AltMode::Optimal, &mut AltStats::default(), &mut AltScratch::default());
-/// let names: Vec<&str> = j.unwrap().iter().map(|e| pes.name(qpor::parse::pes::PesEventId(e.0))).collect();
+/// let names: Vec<&str> = j.unwrap().iter().map(|e| pes.name(PesEventId(e.0))).collect();
 /// assert_eq!(names, ["b1", "a2"]);
 /// ```
 pub struct PesUnfolding<'p> {
@@ -223,14 +226,20 @@ impl Unfolding for PesUnfolding<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::pes::{parse, PesOptions};
+    use crate::unfold::pes::{PesBuilder, PesOptions};
 
     #[test]
     fn extensions_enabled_and_conflicting() {
         // a < b, c < d, a # c (so b # c, a # d, b # d): after C = {a}, b is enabled and c is a
         // conflicting extension.
-        let text = "pes\nevent a\nevent b\nevent c\nevent d\na < b\nc < d\na # c d\nb # c d\n";
-        let pes = parse(text, "t.pes", &PesOptions::default()).unwrap();
+        let mut b = PesBuilder::new();
+        let [a, bb, c, d] = ["a", "b", "c", "d"].map(|n| b.event(n, None).unwrap());
+        b.causality(a, bb);
+        b.causality(c, d);
+        for (x, y) in [(a, c), (a, d), (bb, c), (bb, d)] {
+            b.conflict(x, y);
+        }
+        let pes = b.build(&PesOptions::default()).unwrap();
         let mut u = PesUnfolding::new(&pes);
         let mut en = Vec::new();
         u.enabled(&mut en).unwrap();
