@@ -4,8 +4,8 @@
 //! `cargo bench --bench explicit`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use qpor::check::{CheckOptions, Silent};
-use qpor::system::net::{Decomposition, Net, NetSystem};
+use qpor::net::{Decomposition, Net, NetSystem};
+use qpor::Silent;
 
 /// Cyclic dining philosophers, each taking the left fork first, in the ordered variant
 /// (the last takes its right fork first) so that the whole state space is explored.
@@ -49,7 +49,13 @@ fn bench(c: &mut Criterion) {
     for n in [8usize, 12, 16] {
         let net = philosophers(n);
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let report = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+        let report = qpor::engines::explicit::search(
+            &sys,
+            &qpor::engines::explicit::ExplicitOptions::default(),
+            &qpor::Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         let states = report.stats.get("states").unwrap();
         eprintln!(
             "philosophers-ordered-{n}: {states} states, {} bits and {} bytes per stored state (with parents and table)",
@@ -58,7 +64,15 @@ fn bench(c: &mut Criterion) {
         );
         group.throughput(Throughput::Elements(states));
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap())
+            b.iter(|| {
+                qpor::engines::explicit::search(
+                    &sys,
+                    &qpor::engines::explicit::ExplicitOptions::default(),
+                    &qpor::Budget::unlimited(),
+                    &mut Silent,
+                )
+                .unwrap()
+            })
         });
     }
     group.finish();

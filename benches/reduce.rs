@@ -10,11 +10,11 @@
 //! it runs one small size only).
 
 use batsat::{lbool, BasicSolver, Lit, SolverInterface};
-use qpor::parse::dimacs::Cnf;
-use qpor::qpor::alt::AltMode;
-use qpor::reduce::decide::{decide_alt_pes, decide_alt_program};
-use qpor::reduce::random::random_cnf;
-use qpor::reduce::DecideOptions;
+use qpor::engines::qpor::AltMode;
+use qpor::formats::dimacs::Cnf;
+use qpor::reduction::random_cnf;
+use qpor::reduction::DecideOptions;
+use qpor::reduction::{decide_alt_pes, decide_alt_program};
 use std::time::Instant;
 
 /// Clauses per variable.
@@ -75,7 +75,7 @@ fn main() {
         for seed in 0..formulas {
             let mut optimal_says = false;
             let cnf = random_cnf(n, m, 3, 0xbe4c_0000 + 100 * n as u64 + seed);
-            let pes = qpor::reduce::pes::instance(&cnf);
+            let pes = qpor::reduction::pes_instance(&cnf);
             for (i, &(_, mode)) in modes.iter().enumerate() {
                 let opts = DecideOptions {
                     mode,
@@ -97,8 +97,8 @@ fn main() {
                 s, optimal_says,
                 "optimal Alt and the solver disagree (n = {n}, seed {seed})"
             );
-            let text = qpor::reduce::program::instance_text(&cnf, "f.cnf");
-            let (instance, _) = qpor::reduce::instance::read_program(&text, "f.proc").expect("generated");
+            let text = qpor::reduction::program_instance_text(&cnf, "f.cnf");
+            let (instance, _) = qpor::reduction::read_program_instance(&text, "f.proc").expect("generated");
             let t = Instant::now();
             let a = decide_alt_program(&instance, &DecideOptions::default()).expect("decidable");
             program.push(t.elapsed().as_secs_f64());

@@ -8,13 +8,13 @@
 //! variable); nets are cut into one component per place, where a history touches many
 //! components.
 
-use qpor::engine::{Budget, Silent};
-use qpor::parse::{load, LoadOptions};
-use qpor::qpor::{explore, AltMode, ExploreOptions, NoTree};
-use qpor::system::model::SystemOptions;
-use qpor::system::net::Decomposition;
-use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::program::{ProgramOptions, ProgramUnfolding};
+use qpor::engines::qpor::{explore, AltMode, ExploreOptions, NoTree};
+use qpor::net::Decomposition;
+use qpor::unfolding::CutoffMode;
+use qpor::unfolding::{ProgramOptions, ProgramUnfolding};
+use qpor::SystemOptions;
+use qpor::{load, LoadOptions};
+use qpor::{Budget, Silent};
 use std::path::Path;
 use std::time::Duration;
 

@@ -5,10 +5,10 @@
 //!
 //! `cargo bench --bench unfold` (optionally with model paths as arguments).
 
-use qpor::parse::{self, LoadOptions};
-use qpor::system::model::Model;
-use qpor::system::net::{Decomposition, NetSystem};
-use qpor::unfold::prefix::{build_general, build_program, PrefixOptions, PrefixOutcome};
+use qpor::net::{Decomposition, NetSystem};
+use qpor::unfolding::prefix::{build_general, build_program, PrefixOptions, PrefixOutcome};
+use qpor::LoadOptions;
+use qpor::Model;
 use std::time::Duration;
 
 const DEFAULT_MODELS: &[&str] = &[
@@ -53,7 +53,7 @@ fn main() {
     println!("| model | backend | events | conditions | cutoffs | time (s) | builder MB | complete |");
     println!("|---|---|---|---|---|---|---|---|");
     for path in &models {
-        let loaded = match parse::load(std::path::Path::new(path), &LoadOptions::default()) {
+        let loaded = match qpor::load(std::path::Path::new(path), &LoadOptions::default()) {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("{path}: {e}");

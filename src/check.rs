@@ -2,7 +2,7 @@
 //! user's [`CheckOptions`] into an [`Engine`] with its own options and a [`Budget`], and
 //! runs it. The engines below it know nothing of each other or of this module.
 
-use crate::engine::{Budget, Engine, EngineError, Observer};
+use crate::engine::{Budget, Engine, EngineError, Observer, Report};
 use crate::explicit::{Explicit, ExplicitOptions};
 use crate::qpor::{AltMode, Qpor, QporOptions};
 use crate::system::model::{Model, SystemOptions};
@@ -129,40 +129,7 @@ impl CheckOptions {
 }
 
 /// Checks `model` for deadlocks with the engine of `opts`, within its time limit.
-pub fn check(
-    model: &Model,
-    opts: &CheckOptions,
-    observer: &mut dyn Observer,
-) -> Result<crate::engine::Report, EngineError> {
+pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) -> Result<Report, EngineError> {
     let budget = Budget::new(opts.time_limit);
     opts.build_engine().run(model, &budget, observer)
-}
-
-/// Kept at its old path until the prefix builder imports it from [`crate::engine`].
-#[doc(hidden)]
-pub use crate::engine::peak_rss_bytes;
-
-/// Old paths, kept while the tests move to the new ones.
-#[doc(hidden)]
-pub use crate::engine::{Finding, FindingKind, Report, Silent, Stats, Verdict};
-
-/// Old entry point, kept while the tests move to [`crate::qpor::check_system`].
-#[doc(hidden)]
-pub fn check_qpor<S: crate::system::System + ?Sized>(
-    sys: &S,
-    opts: &CheckOptions,
-    observer: &mut dyn Observer,
-) -> Result<crate::engine::Report, EngineError> {
-    let budget = Budget::new(opts.time_limit);
-    crate::qpor::check_system(sys, &opts.qpor(), &budget, observer, &mut crate::qpor::NoTree)
-}
-
-/// Old entry point, kept while the tests move to [`crate::qpor::check_net`].
-#[doc(hidden)]
-pub fn check_general(
-    net: &crate::system::net::Net,
-    opts: &CheckOptions,
-    observer: &mut dyn Observer,
-) -> Result<crate::engine::Report, EngineError> {
-    crate::qpor::check_net(net, &opts.qpor(), &Budget::new(opts.time_limit), observer)
 }

@@ -1,33 +1,181 @@
 //! qpor reads concurrent models — Petri nets (PNML, PEP ll_net) and a small process
 //! language — as component systems, unfolds them into prime event structures and finds
 //! their deadlocks with Quasi-Optimal Partial Order Reduction (Nguyen, Rodríguez, Sousa,
-//! Coti, Petrucci, CAV'18).
+//! Coti, Petrucci, CAV'18) and an explicit-state search.
 //!
-//! The layers, each importing only the ones before it:
-//! - [`parse`]: readers of every input format, with `file:line:col` errors;
-//! - [`system`]: the component-system IR every input becomes ([`system::System`]);
-//! - [`explicit`]: breadth-first search over global states, the oracle of every test;
-//! - [`check`]: the options and [`check::Report`] every engine shares;
-//! - [`export`]: writers of nets and reports;
-//! - [`reduce`]: the paper's NP-hardness reductions from CNF formulas and their deciders.
+//! # Using the library
+//! Load a model ([`load`]), check it ([`check`] with [`CheckOptions`], or one engine
+//! through the [`Engine`] trait), and read the [`Report`]:
 //!
 //! ```
-//! use qpor::check::{check, CheckOptions, Silent, Verdict};
-//! use qpor::parse::{load, LoadOptions};
+//! use qpor::{check, load, CheckOptions, FindingKind, LoadOptions, Silent, Verdict};
 //! let loaded = load("models/nets/philosophers-5.ll_net".as_ref(), &LoadOptions::default()).unwrap();
 //! let report = check(&loaded.model, &CheckOptions::default(), &mut Silent).unwrap();
 //! assert_eq!(report.verdict, Verdict::Deadlock);
+//! let deadlock = report.findings_of(FindingKind::Deadlock).next().unwrap();
+//! assert_eq!(deadlock.witness.steps.len(), 5); // each philosopher takes a first fork
 //! ```
+//!
+//! Beyond checking, [`unfolding`] builds complete finite prefixes and explores unfoldings
+//! event by event, [`dot`] draws models, prefixes, event structures and exploration trees,
+//! [`render`] writes reports as text and JSON, [`formats`] reads and writes single file
+//! formats, and [`reduction`] makes and decides the paper's NP-hardness instances.
+//!
+//! # Layers
+//! The modules behind this face are private; each imports only the ones listed before it
+//! (a test checks it):
+//! 1. `source`: positions in source text;
+//! 2. `system`: the component-system IR every input becomes (nets, programs);
+//! 3. `engine`: the vocabulary every engine speaks (report, witness, budget) and the
+//!    [`Engine`] trait;
+//! 4. `unfold`: unfoldings as prime event structures — the [`unfolding::Unfolding`] trait,
+//!    the program-like, general and explicit-PES backends, cutoffs, complete prefixes;
+//! 5. `parse`: the readers, with `file:line:col` errors;
+//! 6. `explicit`, `qpor`: the engines (breadth-first search; Algorithm 1 with Alt);
+//! 7. `check`: the dispatcher, the one place that knows every engine;
+//! 8. `reduce`: the NP-hardness reductions and their deciders;
+//! 9. `export`: the writers — nets, reports, instance files, Graphviz pictures.
+//!
+//! The `qpor` binary (`src/main.rs`, `src/cli/`) uses only this public face.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
-pub mod check;
-pub mod engine;
-pub mod explicit;
-pub mod export;
-pub mod parse;
-pub mod qpor;
-pub mod reduce;
-pub mod source;
-pub mod system;
-pub mod unfold;
+mod check;
+mod engine;
+mod explicit;
+mod export;
+mod parse;
+mod qpor;
+mod reduce;
+mod source;
+mod system;
+mod unfold;
+
+pub use check::{check, CheckOptions, EngineChoice};
+pub use engine::{
+    peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError, ExplicitCounters,
+    Finding, FindingKind, Observer, Progress, QporCounters, Report, Settings, Silent, Stats, StepNames,
+    StopReason, Verdict, Witness, WitnessStep,
+};
+pub use parse::{load, load_str, Format, LoadError, LoadOptions, Loaded, ParseError};
+pub use source::Pos;
+pub use system::invariants::Safeness;
+pub use system::model::{Model, ModelInfo, NetInfo, SystemOptions};
+pub use system::{
+    classify_dead, find_fault, ActionId, CompId, DeadKind, Local, ModelError, Step, System, TouchSet,
+};
+
+/// P/T nets: the data, its ids, and its view as a component system.
+pub mod net {
+    pub use crate::system::net::{
+        Decomposition, Net, NetSystem, Nupn, Place, PlaceId, TransId, Transition, Unit,
+    };
+}
+
+/// Programs of the process language (`docs/language.md`) and their translation to nets.
+pub mod program {
+    pub use crate::parse::proc::parse;
+    pub use crate::system::program::{to_net, Program, ProgramSystem, ToNetOptions, MAX_LOCAL_STEPS};
+}
+
+/// Readers and writers of single file formats ([`load`] picks the reader
+/// by extension).
+pub mod formats {
+    /// PNML, as the Model Checking Contest ships it.
+    pub mod pnml {
+        pub use crate::export::pnml::write;
+        pub use crate::parse::pnml::read;
+    }
+    /// PEP's ll_net format (Punf, Cunf, Mole).
+    pub mod llnet {
+        pub use crate::export::llnet::write;
+        pub use crate::parse::llnet::{decode, parse};
+    }
+    /// qpor's text format of explicit prime event structures (`docs/pes-format.md`).
+    pub mod pes {
+        pub use crate::export::pes::write;
+        pub use crate::parse::pes::{looks_like_pes, parse, FORMAT_VERSION};
+    }
+    /// DIMACS CNF formulas.
+    pub mod dimacs {
+        pub use crate::parse::dimacs::{literal_value, parse, read, Cnf, MAX_VARIABLES};
+    }
+}
+
+/// The engines, each with its own options, for use without the dispatcher.
+pub mod engines {
+    /// Breadth-first search over global states: the oracle of every other engine.
+    pub mod explicit {
+        pub use crate::explicit::{search, Explicit, ExplicitOptions};
+    }
+    /// Quasi-optimal partial order reduction (Algorithm 1) over an unfolding.
+    pub mod qpor {
+        pub use crate::qpor::alt::{alternative, AltScratch, AltStats};
+        pub use crate::qpor::{
+            check_net, check_system, explore, AltMode, ExploreOptions, ExploreOutcome, LeafKind, NoTree,
+            Qpor, QporOptions, TreeListener, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
+        };
+    }
+}
+
+/// Unfoldings as prime event structures: the trait every engine explores through, its
+/// backends, cutoffs and complete finite prefixes.
+pub mod unfolding {
+    pub use crate::unfold::cutoff::CutoffMode;
+    pub use crate::unfold::general::{CondId, GeneralOptions, GeneralUnfolding};
+    pub use crate::unfold::pes::{Pes, PesBuilder, PesError, PesEventId, PesOptions, PesUnfolding};
+    pub use crate::unfold::program::{ProgramOptions, ProgramUnfolding, SummaryFootprint};
+    pub use crate::unfold::{Backend, EventId, UnfoldError, UnfoldStats, Unfolding};
+
+    /// Complete finite prefixes (the ERV algorithm), built by either backend.
+    pub mod prefix {
+        pub use crate::unfold::prefix::{
+            build_general, build_model, build_program, prefix_system_options, Condition, Prefix, PrefixEvent,
+            PrefixOptions, PrefixOutcome, PrefixStats,
+        };
+    }
+}
+
+/// Reports as text for a terminal and as the documented JSON.
+pub mod render {
+    pub use crate::export::decide::{alt_json, alt_text, cex_json, cex_text};
+    pub use crate::export::info::{info_json, info_text, safeness_text};
+    pub use crate::export::prefix_report::{outcome_json, outcome_text};
+    pub use crate::export::report::{report_json, report_text, stats_text, TextOptions};
+}
+
+/// Graphviz pictures: a net or program, a prefix as an occurrence net, its event
+/// structure, an explicit PES, and QPOR's exploration tree.
+pub mod dot {
+    pub use crate::export::dot::highlight::{
+        deadlock_configuration, DeadlockSearch, MAX_SEARCHED_CONFIGURATIONS,
+    };
+    pub use crate::export::dot::net::write_net;
+    pub use crate::export::dot::pes::{immediate_causality, immediate_conflicts, write_pes};
+    pub use crate::export::dot::pes_file::write_explicit_pes;
+    pub use crate::export::dot::prefix::write_prefix;
+    pub use crate::export::dot::system::{sketch_system, write_system, SystemSketch};
+    pub use crate::export::dot::tree::{write_tree, TreeRecorder};
+    pub use crate::export::dot::{DotOptions, Highlight, Incomplete};
+}
+
+/// The paper's NP-hardness reductions (Theorems 4.1–4.3): instances from CNF formulas,
+/// their files, and qpor's own deciders for them.
+pub mod reduction {
+    pub use crate::export::reduction::{net_instance_pnml, pes_instance_text};
+    pub use crate::reduce::cex::{decide_cex_net, BackendCex, CexWitness};
+    pub use crate::reduce::decide::{decide_alt_pes, decide_alt_program, WitnessEvent};
+    pub use crate::reduce::instance::{
+        read as read_instance, read_net as read_net_instance, read_program as read_program_instance, Literal,
+        NetInstance, ProgramInstance,
+    };
+    pub use crate::reduce::net::{instance as net_instance, NetReduction};
+    pub use crate::reduce::pes::instance as pes_instance;
+    pub use crate::reduce::program::instance_text as program_instance_text;
+    pub use crate::reduce::random::random_cnf;
+    pub use crate::reduce::{
+        decide_alt, decide_cex, AltAnswer, CexAnswer, CexOptions, DecideError, DecideOptions, Instance,
+        InstanceKind, MAX_VARIABLES,
+    };
+}

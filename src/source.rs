@@ -12,7 +12,7 @@ pub struct Pos {
 }
 
 /// The 1-based line and column of byte `offset` in `text` (columns count characters).
-pub fn pos_of_offset(text: &str, offset: usize) -> Pos {
+pub(crate) fn pos_of_offset(text: &str, offset: usize) -> Pos {
     let offset = offset.min(text.len());
     let before = &text.as_bytes()[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;

@@ -1,4 +1,4 @@
-//! `qpor dot` and the DOT writers of `qpor::export::dot`, on every shipped model and on
+//! `qpor dot` and the DOT writers of `qpor::dot`, on every shipped model and on
 //! hand-built prefixes: every view of every model lays out with `dot -Tsvg` silently; the
 //! nodes and edges are exactly the engine's events, conditions, arcs and cutoffs, the
 //! transitive reduction of causality (by petgraph) and the immediate conflicts (by brute
@@ -11,13 +11,13 @@ use dot_support::*;
 use petgraph::algo::toposort;
 use petgraph::algo::tred::{dag_to_toposorted_adjacency_list, dag_transitive_reduction_closure};
 use petgraph::graph::{DiGraph, NodeIndex};
-use qpor::export::dot::highlight::{deadlock_configuration, DeadlockSearch};
-use qpor::export::dot::pes::{immediate_causality, immediate_conflicts, write_pes};
-use qpor::export::dot::prefix::write_prefix;
-use qpor::export::dot::{DotOptions, Highlight};
-use qpor::system::model::{Model, SystemOptions};
-use qpor::unfold::prefix::{build_model, Condition, Prefix, PrefixEvent, PrefixOptions, PrefixOutcome};
-use qpor::unfold::Backend;
+use qpor::dot::write_prefix;
+use qpor::dot::{deadlock_configuration, DeadlockSearch};
+use qpor::dot::{immediate_causality, immediate_conflicts, write_pes};
+use qpor::dot::{DotOptions, Highlight};
+use qpor::unfolding::prefix::{build_model, Condition, Prefix, PrefixEvent, PrefixOptions, PrefixOutcome};
+use qpor::unfolding::Backend;
+use qpor::{Model, SystemOptions};
 use std::collections::{BTreeSet, HashSet};
 
 fn prefix_dot(p: &Prefix, opts: &DotOptions) -> String {
@@ -411,7 +411,7 @@ fn filled_events(g: &Graph) -> Vec<u32> {
 
 /// Fires the transitions of `events` (a configuration of `p`, in id order, so causes
 /// first) on `net` from its initial marking, checking each is enabled; returns the marking.
-fn replay_on_net(f: &str, net: &qpor::system::net::Net, p: &Prefix, events: &[u32]) -> Vec<u32> {
+fn replay_on_net(f: &str, net: &qpor::net::Net, p: &Prefix, events: &[u32]) -> Vec<u32> {
     let mut m: Vec<u32> = net.places.iter().map(|pl| pl.initial).collect();
     for &e in events {
         let t = &net.transitions[p.events[e as usize].action as usize];
@@ -434,7 +434,7 @@ fn replay_on_net(f: &str, net: &qpor::system::net::Net, p: &Prefix, events: &[u3
 }
 
 /// Whether `net` enables no transition at marking `m`.
-fn dead_on_net(net: &qpor::system::net::Net, m: &[u32]) -> bool {
+fn dead_on_net(net: &qpor::net::Net, m: &[u32]) -> bool {
     net.transitions.iter().all(|t| {
         !(t.pre.iter().all(|(pl, w)| m[pl.index()] >= *w) && t.read.iter().all(|pl| m[pl.index()] > 0))
     })
@@ -929,7 +929,7 @@ fn net_view_of_every_model_has_one_node_per_place_transition_and_component() {
                     "{f}: components"
                 );
                 let processes = (0..sys.num_components())
-                    .filter(|&c| sys.component_kind(qpor::system::CompId(c as u32)) == "process")
+                    .filter(|&c| sys.component_kind(qpor::CompId(c as u32)) == "process")
                     .count();
                 assert_eq!(g.clusters.len(), processes, "{f}: one cluster per process");
                 assert!(!g.node_ids_with_prefix("a").is_empty(), "{f}: actions");
@@ -1383,8 +1383,8 @@ set D = { b }
 
 /// (transitive-reduction size by petgraph, immediate conflicts from the definition) of an
 /// explicit PES.
-fn pes_expectations(pes: &qpor::parse::pes::Pes) -> (usize, BTreeSet<(String, String)>) {
-    use qpor::parse::pes::PesEventId as E;
+fn pes_expectations(pes: &qpor::unfolding::Pes) -> (usize, BTreeSet<(String, String)>) {
+    use qpor::unfolding::PesEventId as E;
     let n = pes.len();
     let mut g: DiGraph<(), ()> = DiGraph::new();
     let nodes: Vec<NodeIndex> = (0..n).map(|_| g.add_node(())).collect();
@@ -1442,7 +1442,7 @@ fn explicit_event_structures_are_drawn_from_pes_files() {
     for path in [&small, &reduced] {
         let f = path.to_str().unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        let pes = qpor::parse::pes::parse(&text, f, &Default::default()).unwrap();
+        let pes = qpor::formats::pes::parse(&text, f, &Default::default()).unwrap();
         let t = qpor_ok(&["dot", f, "--view", "pes"]);
         let svg = assert_renders(f, &t);
         let g = parse_dot(&t);
@@ -1522,7 +1522,7 @@ fn explicit_event_structures_are_drawn_from_pes_files() {
 /// search now tells configurations apart by their cut.
 #[test]
 fn deadlock_search_does_not_merge_configurations_by_state() {
-    let mut net = qpor::system::net::Net::default();
+    let mut net = qpor::net::Net::default();
     let p0 = net.add_place("p0", None, 1);
     let p1 = net.add_place("p1", None, 0);
     let p2 = net.add_place("p2", None, 0);

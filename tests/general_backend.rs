@@ -11,13 +11,15 @@
 
 mod net_support;
 
+mod engine_support;
+use engine_support::{check_general, check_qpor, explicit_check};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
-use qpor::check::{check_general, check_qpor, CheckOptions, FindingKind, Report, Silent, Verdict};
-use qpor::qpor::AltMode;
-use qpor::system::net::{Decomposition, Net, NetSystem};
-use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::prefix::{build_general, build_program, PrefixOptions};
+use qpor::engines::qpor::AltMode;
+use qpor::net::{Decomposition, Net, NetSystem};
+use qpor::unfolding::prefix::{build_general, build_program, PrefixOptions};
+use qpor::unfolding::CutoffMode;
+use qpor::{CheckOptions, FindingKind, Report, Silent, Verdict};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -86,7 +88,7 @@ const BUDGET: Duration = Duration::from_secs(2);
 fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
     let sys = NetSystem::new(net, Decomposition::Places).unwrap();
     let all = CheckOptions::default().all(true).max_states(400);
-    let oracle = qpor::explicit::check(&sys, &all, &mut Silent).unwrap();
+    let oracle = explicit_check(&sys, &all, &mut Silent).unwrap();
     if oracle.stopped.is_some() {
         return None;
     }
@@ -160,7 +162,7 @@ proptest! {
         // 1-token ones are the general backend's conditions.
         let tokens = p.prefix.conditions.iter().filter(|c| !c.label.ends_with("=0")).count() as u64;
         prop_assert_eq!(g.stats.conditions, tokens, "{}: token conditions", &what);
-        let labels = |x: &qpor::unfold::prefix::Prefix| {
+        let labels = |x: &qpor::unfolding::prefix::Prefix| {
             let mut v: Vec<(String, bool)> =
                 x.events.iter().map(|e| (e.label.clone(), e.cutoff.is_some())).collect();
             v.sort();
@@ -259,16 +261,16 @@ fn a_weighted_net_needs_two_tokens_at_once() {
 /// variables, before the limit could act).
 #[test]
 fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
-    use qpor::parse::dimacs::Cnf;
-    use qpor::reduce::instance::{Instance, NetInstance};
-    use qpor::reduce::{decide_cex, CexOptions};
-    use qpor::system::ActionId;
-    use qpor::unfold::general::GeneralOptions;
-    use qpor::unfold::{UnfoldError, Unfolding};
+    use qpor::formats::dimacs::Cnf;
+    use qpor::reduction::{decide_cex, CexOptions};
+    use qpor::reduction::{Instance, NetInstance};
+    use qpor::unfolding::GeneralOptions;
+    use qpor::unfolding::{UnfoldError, Unfolding};
+    use qpor::ActionId;
 
     const LIMIT: u64 = 2_000;
     let cnf = Cnf::new(20, vec![vec![1, 2, 3], vec![-4, 5, -6]]);
-    let r = qpor::reduce::net::instance(&cnf);
+    let r = qpor::reduction::net_instance(&cnf);
 
     // The backend alone: C by its firing sequence, then the whole cex(C).
     let opts = GeneralOptions {
@@ -312,13 +314,13 @@ fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
 /// The general unfolding of the reduction's net with C its firing sequence (`why`: why
 /// en(C) must be computable along the way).
 fn unfolding_at_config(
-    r: &qpor::reduce::net::NetReduction,
-    opts: qpor::unfold::general::GeneralOptions,
+    r: &qpor::reduction::NetReduction,
+    opts: qpor::unfolding::GeneralOptions,
     why: &str,
-) -> qpor::unfold::general::GeneralUnfolding {
-    use qpor::system::ActionId;
-    use qpor::unfold::general::GeneralUnfolding;
-    use qpor::unfold::Unfolding;
+) -> qpor::unfolding::GeneralUnfolding {
+    use qpor::unfolding::GeneralUnfolding;
+    use qpor::unfolding::Unfolding;
+    use qpor::ActionId;
 
     let mut unf = GeneralUnfolding::new(&r.net, opts);
     let mut en = Vec::new();
@@ -339,12 +341,12 @@ fn unfolding_at_config(
 /// `UnfoldError::TimeLimit` long before it has made every event.
 #[test]
 fn the_cex_search_stops_at_the_deadline() {
-    use qpor::parse::dimacs::Cnf;
-    use qpor::unfold::general::GeneralOptions;
-    use qpor::unfold::{UnfoldError, Unfolding};
+    use qpor::formats::dimacs::Cnf;
+    use qpor::unfolding::GeneralOptions;
+    use qpor::unfolding::{UnfoldError, Unfolding};
 
     let cnf = Cnf::new(20, vec![vec![1, 2, 3], vec![-4, 5, -6]]);
-    let r = qpor::reduce::net::instance(&cnf);
+    let r = qpor::reduction::net_instance(&cnf);
     let opts = GeneralOptions {
         cutoff: CutoffMode::None,
         max_events: None,

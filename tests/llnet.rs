@@ -4,10 +4,10 @@
 //! panic on damaged files).
 
 use proptest::prelude::*;
-use qpor::export::llnet::write;
-use qpor::parse::llnet::{decode, parse};
-use qpor::parse::{load, load_str, Format, LoadOptions, ParseError};
-use qpor::system::net::{Net, PlaceId};
+use qpor::formats::llnet::write;
+use qpor::formats::llnet::{decode, parse};
+use qpor::net::{Net, PlaceId};
+use qpor::{load, load_str, Format, LoadOptions, ParseError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -63,7 +63,7 @@ fn names(net: &Net, arcs: &[(PlaceId, u32)]) -> Vec<(String, u32)> {
     v
 }
 
-fn transition<'n>(net: &'n Net, name: &str) -> &'n qpor::system::net::Transition {
+fn transition<'n>(net: &'n Net, name: &str) -> &'n qpor::net::Transition {
     net.transitions
         .iter()
         .find(|t| t.name.as_deref() == Some(name))

@@ -2,10 +2,10 @@
 //! our own nets (answers computed by `models/generate.py`, an independent Python search)
 //! and the third-party nets (published verdicts and reachable-marking counts).
 
-use qpor::check::{check, CheckOptions, EngineChoice, FindingKind, Silent, Verdict};
-use qpor::parse::{load, LoadOptions};
-use qpor::system::model::{Model, SystemOptions};
-use qpor::system::net::Decomposition;
+use qpor::net::Decomposition;
+use qpor::{check, CheckOptions, EngineChoice, FindingKind, Silent, Verdict};
+use qpor::{load, LoadOptions};
+use qpor::{Model, SystemOptions};
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -3,11 +3,11 @@
 //! makes the reader panic.
 
 use proptest::prelude::*;
-use qpor::export::pnml::write;
-use qpor::parse::pnml::read;
-use qpor::parse::{load, load_str, Format, LoadOptions, ParseError, Pos};
-use qpor::system::model::Model;
-use qpor::system::net::{Decomposition, Net, NetSystem, Nupn, PlaceId, TransId, Unit};
+use qpor::formats::pnml::read;
+use qpor::formats::pnml::write;
+use qpor::net::{Decomposition, Net, NetSystem, Nupn, PlaceId, TransId, Unit};
+use qpor::Model;
+use qpor::{load, load_str, Format, LoadOptions, ParseError, Pos};
 use std::path::{Path, PathBuf};
 
 const PTNET: &str = "http://www.pnml.org/version-2009/grammar/ptnet";

@@ -1,4 +1,4 @@
-//! Complete finite prefixes (`qpor unfold`, the ERV builder of `qpor::unfold::prefix`):
+//! Complete finite prefixes (`qpor unfold`, the ERV builder of `qpor::unfolding::prefix`):
 //! - the sizes on the classic ll_net nets equal those Cunf reports under the same ERV
 //!   order (cunf.md §5.2), for both backends;
 //! - completeness on random small nets, safe or not: every reachable state (explicit
@@ -11,12 +11,12 @@ mod net_support;
 
 use net_support::random_net;
 use proptest::prelude::*;
-use qpor::parse::{self, LoadOptions};
-use qpor::system::model::Model;
-use qpor::system::net::{Decomposition, Net, NetSystem};
-use qpor::system::{ActionId, Local, Step, System};
-use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::prefix::{build_general, build_program, Prefix, PrefixOptions};
+use qpor::net::{Decomposition, Net, NetSystem};
+use qpor::unfolding::prefix::{build_general, build_program, Prefix, PrefixOptions};
+use qpor::unfolding::CutoffMode;
+use qpor::LoadOptions;
+use qpor::Model;
+use qpor::{ActionId, Local, Step, System};
 use std::collections::{HashSet, VecDeque};
 use std::process::Command;
 
@@ -61,7 +61,7 @@ fn with_max_bytes(max_bytes: u64) -> PrefixOptions {
 }
 
 fn load_net(path: &str) -> Net {
-    let loaded = parse::load(std::path::Path::new(path), &LoadOptions::default()).unwrap();
+    let loaded = qpor::load(std::path::Path::new(path), &LoadOptions::default()).unwrap();
     match loaded.model {
         Model::Net(n) => n,
         Model::Program(_) => panic!("{path} is not a net"),
@@ -383,7 +383,7 @@ fn program_prefixes_are_complete_on_the_shipped_programs() {
         if path.extension().and_then(|e| e.to_str()) != Some("proc") {
             continue;
         }
-        let loaded = parse::load(&path, &LoadOptions::default()).unwrap();
+        let loaded = qpor::load(&path, &LoadOptions::default()).unwrap();
         let Model::Program(prog) = &loaded.model else {
             panic!("{}: not a program", path.display());
         };

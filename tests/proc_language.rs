@@ -2,10 +2,12 @@
 //! malformed programs (message and exact position), run-time faults and their witnesses,
 //! and a no-panic property test over mutated programs.
 
+mod engine_support;
+use engine_support::explicit_check;
 use proptest::prelude::*;
-use qpor::check::{CheckOptions, FindingKind, Silent, Verdict};
-use qpor::parse::proc::parse;
-use qpor::system::System;
+use qpor::program::parse;
+use qpor::System;
+use qpor::{CheckOptions, FindingKind, Silent, Verdict};
 
 fn proc_blocks(markdown: &str) -> Vec<(usize, String)> {
     let mut blocks = Vec::new();
@@ -41,8 +43,7 @@ fn every_example_of_the_reference_parses_and_runs() {
         let (program, warnings) = parse(text, &name, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert!(warnings.is_empty(), "{name}: {warnings:?}");
         let sys = program.system().unwrap();
-        let r =
-            qpor::explicit::check(&sys, &CheckOptions::default().max_states(100_000), &mut Silent).unwrap();
+        let r = explicit_check(&sys, &CheckOptions::default().max_states(100_000), &mut Silent).unwrap();
         assert_ne!(r.verdict, Verdict::Inconclusive, "{name}");
         let expected = if text.contains("assert x == 1") {
             Verdict::Fault
@@ -172,7 +173,13 @@ fn defines_set_params_only() {
         "{warnings:?}"
     );
     let sys = p.system().unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::NoDeadlock, "M was set to 5");
     let err = parse(
         "param B = false;\nprocess main { skip; }\ninit main;\n",
@@ -201,7 +208,13 @@ fn warnings_name_processes_never_started() {
 fn fault_of(text: &str) -> (String, Vec<(String, String)>) {
     let (p, _) = parse(text, "f.proc", &[]).unwrap_or_else(|e| panic!("{e}"));
     let sys = p.system().unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::Fault, "{text}\n{:?}", r.findings);
     let f = r.findings.iter().find(|f| f.kind == FindingKind::Fault).unwrap();
     let steps = f
@@ -254,7 +267,7 @@ fn unlocking_a_mutex_held_by_another_process_is_a_fault() {
     let text = "mutex m[1];\nprocess a {\n    lock m[0];\n}\nprocess b {\n    if false {\n        lock m[0];\n    }\n    unlock m[0];\n}\ninit a, b;\n";
     let (p, _) = parse(text, "f.proc", &[]).unwrap();
     let sys = p.system().unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+    let r = explicit_check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
     assert_eq!(r.verdict, Verdict::Fault);
     let faults: Vec<_> = r.findings_of(FindingKind::Fault).collect();
     assert_eq!(faults.len(), 2, "{faults:?}");
@@ -337,7 +350,13 @@ fn deadlocks_and_terminations_are_told_apart() {
     let text = "mutex m;\nprocess w {\n    lock m;\n    lock m;\n}\nprocess main {\n    lock m;\n    spawn w;\n    join w;\n}\ninit main;\n";
     let (p, _) = parse(text, "d.proc", &[]).unwrap();
     let sys = p.system().unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::Deadlock);
     assert!(
         r.findings[0].state.contains("main=at 9:5"),
@@ -353,7 +372,7 @@ fn deadlocks_and_terminations_are_told_apart() {
     .unwrap();
     assert_eq!(w.len(), 1);
     let sys = p.system().unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+    let r = explicit_check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
     assert_eq!(r.verdict, Verdict::NoDeadlock);
     assert_eq!(r.stats.get("terminations"), Some(1));
 }
@@ -414,7 +433,7 @@ init main, sender;
 fn exercise(text: &str) {
     if let Ok((p, _)) = parse(text, "m.proc", &[]) {
         let sys = p.system().unwrap();
-        let r = qpor::explicit::check(
+        let r = explicit_check(
             &sys,
             &CheckOptions::default().all(true).max_states(3000),
             &mut Silent,
@@ -426,7 +445,7 @@ fn exercise(text: &str) {
         }
         let s0 = sys.initial_state();
         for (c, l) in s0.iter().enumerate() {
-            let _ = sys.local_name(qpor::system::CompId(c as u32), *l);
+            let _ = sys.local_name(qpor::CompId(c as u32), *l);
         }
     }
 }
@@ -436,7 +455,13 @@ fn the_seed_program_is_valid() {
     let (p, w) = parse(SEED, "seed.proc", &[]).unwrap();
     assert!(w.is_empty(), "{w:?}");
     let sys = p.system().unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::Deadlock, "the sender can be left waiting");
 }
 
@@ -541,9 +566,14 @@ proptest! {
 fn verdict(text: &str) -> Verdict {
     let (p, _) = parse(text, "t.proc", &[]).unwrap_or_else(|e| panic!("{e}"));
     let sys = p.system().unwrap();
-    qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent)
-        .unwrap()
-        .verdict
+    qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap()
+    .verdict
 }
 
 #[test]

@@ -4,11 +4,11 @@
 //! exported net, loading at the sizes of the paper's Table 1, and the program as a component
 //! system (folding of local code, interning, touch sets, firing, names and faults).
 
-use qpor::check::{CheckOptions, Silent, Verdict};
-use qpor::parse::proc::parse;
-use qpor::system::net::{Decomposition, NetSystem};
-use qpor::system::program::{to_net, Program, ProgramSystem, ToNetOptions};
-use qpor::system::{ActionId, CompId, Local, Step, System, TouchSet};
+use qpor::net::{Decomposition, NetSystem};
+use qpor::program::parse;
+use qpor::program::{to_net, Program, ProgramSystem, ToNetOptions};
+use qpor::{ActionId, CompId, Local, Step, System, TouchSet};
+use qpor::{Silent, Verdict};
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Parameter values of a model, as `-D` would give them.
@@ -44,9 +44,15 @@ fn load(name: &str, defines: &[(&str, i64)]) -> Program {
     }
 }
 
-fn explicit_all(p: &Program) -> qpor::check::Report {
+fn explicit_all(p: &Program) -> qpor::Report {
     let sys = p.system().unwrap();
-    qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap()
+    qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default().all(true),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -67,7 +73,13 @@ fn verdicts_at_default_parameters() {
     for name in MODELS {
         let p = load(name, &[]);
         let sys = p.system().unwrap();
-        let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+        let r = qpor::engines::explicit::search(
+            &sys,
+            &qpor::engines::explicit::ExplicitOptions::default(),
+            &qpor::Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         if *name == "philosophers" {
             assert_eq!(r.verdict, Verdict::Deadlock, "{name}");
             let w = r.witness().unwrap();
@@ -169,7 +181,7 @@ fn terminal_states_match_hand_counts() {
 /// each maximal trace exactly once, at a dead state.
 fn count_traces(sys: &dyn System) -> u64 {
     struct Frame {
-        state: Vec<qpor::system::Local>,
+        state: Vec<qpor::Local>,
         steps: Vec<Step>,
         next: usize,
     }
@@ -282,7 +294,13 @@ fn exported_nets_agree_with_their_programs() {
             sys.num_components(),
             p.system().unwrap().num_components() + p.num_instances()
         );
-        let rn = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+        let rn = qpor::engines::explicit::search(
+            &sys,
+            &qpor::engines::explicit::ExplicitOptions::default().all(true),
+            &qpor::Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         assert_eq!(rp.verdict, rn.verdict, "{name}");
         assert_eq!(rp.stats.get("states"), rn.stats.get("states"), "{name}");
         assert_eq!(
@@ -292,21 +310,33 @@ fn exported_nets_agree_with_their_programs() {
         );
         // Through the PNML writer and reader, and the ll_net writer and reader.
         let mut pnml = Vec::new();
-        qpor::export::pnml::write(&net, &mut pnml).unwrap();
-        let (back, _) = qpor::parse::pnml::read(pnml.as_slice(), "export.pnml").unwrap();
+        qpor::formats::pnml::write(&net, &mut pnml).unwrap();
+        let (back, _) = qpor::formats::pnml::read(pnml.as_slice(), "export.pnml").unwrap();
         let sys = NetSystem::new(&back, Decomposition::Units).unwrap();
-        let rb = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+        let rb = qpor::engines::explicit::search(
+            &sys,
+            &qpor::engines::explicit::ExplicitOptions::default().all(true),
+            &qpor::Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         assert_eq!(
             (rb.verdict, rb.stats.get("states")),
             (rn.verdict, rn.stats.get("states")),
             "{name} pnml"
         );
         let mut ll = Vec::new();
-        qpor::export::llnet::write(&net, &mut ll).unwrap();
+        qpor::formats::llnet::write(&net, &mut ll).unwrap();
         let text = String::from_utf8(ll).unwrap();
-        let (back, _) = qpor::parse::llnet::parse(&text, "export.ll_net").unwrap();
+        let (back, _) = qpor::formats::llnet::parse(&text, "export.ll_net").unwrap();
         let sys = NetSystem::new(&back, Decomposition::Places).unwrap();
-        let rb = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+        let rb = qpor::engines::explicit::search(
+            &sys,
+            &qpor::engines::explicit::ExplicitOptions::default().all(true),
+            &qpor::Budget::unlimited(),
+            &mut Silent,
+        )
+        .unwrap();
         assert_eq!(
             (rb.verdict, rb.stats.get("states")),
             (rn.verdict, rn.stats.get("states")),
@@ -324,14 +354,26 @@ fn the_deadlock_survives_the_export_and_termination_loops_can_be_left_out() {
     let p = load("philosophers", &[("N", 3)]);
     let net = to_net(&p, &ToNetOptions::default()).unwrap();
     let sys = NetSystem::new(&net, Decomposition::Units).unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::Deadlock);
     assert_eq!(r.witness().unwrap().steps.len(), 3);
 
     let p = load("mpat", &[("K", 2)]);
     let bare = to_net(&p, &ToNetOptions::default().termination_loop(false)).unwrap();
     let sys = NetSystem::new(&bare, Decomposition::Units).unwrap();
-    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(
         r.verdict,
         Verdict::Deadlock,
@@ -494,7 +536,13 @@ fn a_fault_state_is_final_for_nothing_and_takes_no_step() {
     let mut none = Vec::new();
     sys.enabled_steps(&s1, &mut none);
     assert!(none.is_empty());
-    let r = qpor::explicit::check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = qpor::engines::explicit::search(
+        &sys,
+        &qpor::engines::explicit::ExplicitOptions::default(),
+        &qpor::Budget::unlimited(),
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::Fault);
 }
 

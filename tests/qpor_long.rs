@@ -3,10 +3,10 @@
 //! small stack, so a recursion whose depth follows the length of C (exploring, dropping a
 //! history) overflows it and fails the test.
 
-use qpor::check::{check, CheckOptions, FindingKind, Report, Silent, Verdict};
-use qpor::parse::proc::parse;
-use qpor::system::model::Model;
-use qpor::unfold::cutoff::CutoffMode;
+use qpor::program::parse;
+use qpor::unfolding::CutoffMode;
+use qpor::Model;
+use qpor::{check, CheckOptions, FindingKind, Report, Silent, Verdict};
 
 /// 256 KiB: a few thousand frames at most, far fewer than the configurations below.
 const SMALL_STACK: usize = 256 * 1024;

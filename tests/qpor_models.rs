@@ -2,11 +2,11 @@
 //! and, with `--all`, the same set of dead states, for every alternative mode and both
 //! cutoff orders (default parameters for programs).
 
-use qpor::check::{check, CheckOptions, EngineChoice, FindingKind, Report, Silent, Verdict};
-use qpor::parse::{load, LoadOptions};
-use qpor::qpor::AltMode;
-use qpor::system::model::Model;
-use qpor::unfold::cutoff::CutoffMode;
+use qpor::engines::qpor::AltMode;
+use qpor::unfolding::CutoffMode;
+use qpor::Model;
+use qpor::{check, CheckOptions, EngineChoice, FindingKind, Report, Silent, Verdict};
+use qpor::{load, LoadOptions};
 use std::collections::BTreeSet;
 use std::path::Path;
 

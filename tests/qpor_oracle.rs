@@ -12,14 +12,16 @@
 
 mod net_support;
 
+mod engine_support;
+use engine_support::{check_qpor, explicit_check};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
-use qpor::check::{check_qpor, CheckOptions, FindingKind, Report, Silent, Verdict};
-use qpor::qpor::AltMode;
-use qpor::system::net::{Decomposition, Net, NetSystem, TransId};
-use qpor::system::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
-use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::prefix::{build_program, PrefixOptions};
+use qpor::engines::qpor::AltMode;
+use qpor::net::{Decomposition, Net, NetSystem, TransId};
+use qpor::unfolding::prefix::{build_program, PrefixOptions};
+use qpor::unfolding::CutoffMode;
+use qpor::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
+use qpor::{CheckOptions, FindingKind, Report, Silent, Verdict};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 const MODES: [AltMode; 5] = [
@@ -38,7 +40,7 @@ fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
 /// report, or None when the oracle did not finish (unbounded model).
 fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report> {
     let all = CheckOptions::default().all(true).max_states(5_000);
-    let oracle = qpor::explicit::check(sys, &all, &mut Silent).unwrap();
+    let oracle = explicit_check(sys, &all, &mut Silent).unwrap();
     if oracle.stopped.is_some() {
         return None;
     }
@@ -372,7 +374,7 @@ fn a_net_with_an_isolated_transition_is_never_dead() {
         &mut Silent,
     )
     .unwrap();
-    let oracle = qpor::explicit::check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+    let oracle = explicit_check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
     assert_eq!(oracle.verdict, Verdict::NoDeadlock);
     assert_eq!(r.verdict, Verdict::NoDeadlock);
 }
@@ -396,7 +398,7 @@ fn regression_mcmillan_outgrows_the_event_budget_on_a_weighted_net() {
     let net = spec.build();
     let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
     let all = CheckOptions::default().all(true);
-    let oracle = qpor::explicit::check(&sys, &all, &mut Silent).unwrap();
+    let oracle = explicit_check(&sys, &all, &mut Silent).unwrap();
     assert_eq!(oracle.findings.len(), 7);
     let erv = check_qpor(&sys, &all.clone().alt(AltMode::KPartial(1)), &mut Silent).unwrap();
     assert!(erv.stopped.is_none());

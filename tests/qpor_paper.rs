@@ -2,10 +2,10 @@
 //! configurations = Mazurkiewicz traces, the same for every k, 0 SSBs in optimal mode; SSBs
 //! of ssbexp at k = 1 growing with K, none at k ≥ 2 (the paper's Fig. 1 claim).
 
-use qpor::check::{check, CheckOptions, EngineChoice, Report, Silent, Verdict};
-use qpor::parse::{load, LoadOptions};
-use qpor::qpor::AltMode;
-use qpor::unfold::cutoff::CutoffMode;
+use qpor::engines::qpor::AltMode;
+use qpor::unfolding::CutoffMode;
+use qpor::{check, CheckOptions, EngineChoice, Report, Silent, Verdict};
+use qpor::{load, LoadOptions};
 use std::path::Path;
 
 fn run(model: &str, params: &[(&str, i64)], alt: AltMode) -> Report {

@@ -1,7 +1,9 @@
-use qpor::check::{check_qpor, CheckOptions, FindingKind, Silent, Verdict};
-use qpor::qpor::AltMode;
-use qpor::system::net::{Decomposition, Net, NetSystem};
-use qpor::unfold::cutoff::CutoffMode;
+use qpor::{CheckOptions, FindingKind, Silent, Verdict};
+mod engine_support;
+use engine_support::check_qpor;
+use qpor::engines::qpor::AltMode;
+use qpor::net::{Decomposition, Net, NetSystem};
+use qpor::unfolding::CutoffMode;
 
 fn philosophers(n: usize, ordered: bool) -> Net {
     let mut net = Net::default();

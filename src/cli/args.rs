@@ -1,9 +1,9 @@
 //! Arguments several subcommands share, and their translation into library options.
 
 use clap::{Args, ValueEnum};
-use qpor::qpor::AltMode;
-use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::Backend;
+use qpor::engines::qpor::AltMode;
+use qpor::unfolding::Backend;
+use qpor::unfolding::CutoffMode;
 use std::time::Duration;
 
 /// `--unfolding`: which unfolding backend.

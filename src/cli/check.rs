@@ -3,8 +3,8 @@
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
 use super::{load_model, ModelArgs, ProgressLine};
 use clap::{Args, ValueEnum};
-use qpor::check::{self, CheckOptions, EngineChoice};
-use qpor::export::report;
+use qpor::render;
+use qpor::{CheckOptions, EngineChoice};
 
 #[derive(Args)]
 pub struct CheckArgs {
@@ -78,17 +78,17 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         unfolding: a.unfolding.into(),
     };
     let mut progress = ProgressLine::new(!a.quiet);
-    let result = check::check(&loaded.model, &opts, &mut progress);
+    let result = qpor::check(&loaded.model, &opts, &mut progress);
     progress.finish();
     let report = result.map_err(|e| format!("{}: {e}", a.model.model.display()))?;
     let shown = a.model.model.display().to_string();
     if a.json {
-        println!("{}", report::report_json(&shown, &report));
+        println!("{}", render::report_json(&shown, &report));
     } else {
-        let text_opts = report::TextOptions {
+        let text_opts = render::TextOptions {
             detailed_witness: a.witness,
         };
-        print!("{}", report::report_text(&shown, &report, text_opts));
+        print!("{}", render::report_text(&shown, &report, text_opts));
     }
     Ok(report.verdict.exit_code() as u8)
 }

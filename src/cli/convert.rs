@@ -2,8 +2,8 @@
 
 use super::{load_model, write_output, ModelArgs, NetFormatArg};
 use clap::Args;
-use qpor::system::model::Model;
-use qpor::system::program::{to_net, ToNetOptions};
+use qpor::program::{to_net, ToNetOptions};
+use qpor::Model;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -47,8 +47,8 @@ pub fn run(a: ConvertArgs) -> Result<u8, String> {
     };
     let mut buf = Vec::new();
     let written = match a.to {
-        NetFormatArg::Pnml => qpor::export::pnml::write(net, &mut buf),
-        NetFormatArg::Llnet => qpor::export::llnet::write(net, &mut buf),
+        NetFormatArg::Pnml => qpor::formats::pnml::write(net, &mut buf),
+        NetFormatArg::Llnet => qpor::formats::llnet::write(net, &mut buf),
     };
     written.map_err(|e| format!("{}: cannot convert: {e}", a.model.model.display()))?;
     write_output(a.output.as_deref(), &buf)?;

@@ -1,19 +1,22 @@
 //! `qpor dot`: Graphviz pictures of a model, its prefix, its event structure or the QPOR
-//! exploration tree (the views of `qpor::export::dot`).
+//! exploration tree (the views of `qpor::dot`).
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
 use super::{load_model, ComponentsArg, FormatArg, ModelArgs};
 use clap::{Args, ValueEnum};
-use qpor::engine::{Budget, Silent, Verdict};
-use qpor::export::dot::highlight::{deadlock_configuration, DeadlockSearch, MAX_SEARCHED_CONFIGURATIONS};
-use qpor::export::dot::tree::TreeRecorder;
-use qpor::export::dot::{net, pes, pes_file, prefix, system, tree, DotOptions, Highlight, Incomplete};
-use qpor::qpor::{check_system, LeafKind, QporOptions};
-use qpor::system::model::{Model, SystemOptions};
-use qpor::system::System;
-use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::prefix::{build_model, prefix_system_options, Prefix, PrefixOptions, PrefixOutcome};
-use qpor::unfold::Backend;
+use qpor::dot::TreeRecorder;
+use qpor::dot::{deadlock_configuration, DeadlockSearch, MAX_SEARCHED_CONFIGURATIONS};
+use qpor::dot::{
+    sketch_system, write_explicit_pes, write_net, write_pes, write_prefix, write_system, write_tree,
+    DotOptions, Highlight, Incomplete,
+};
+use qpor::engines::qpor::{check_system, LeafKind, QporOptions};
+use qpor::unfolding::prefix::{build_model, prefix_system_options, Prefix, PrefixOptions, PrefixOutcome};
+use qpor::unfolding::Backend;
+use qpor::unfolding::CutoffMode;
+use qpor::System;
+use qpor::{Budget, Silent, Verdict};
+use qpor::{Model, SystemOptions};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -149,11 +152,11 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
     };
     let out = Output::open(a.output.as_deref(), a.format)?;
     match &picture {
-        Picture::Net(n) => out.write_with(|w| net::write_net(n, &opts, w).map(|_| ())),
-        Picture::System(s) => out.write_with(|w| system::write_system(s, &opts, w).map(|_| ())),
-        Picture::Prefix(p) => out.write_with(|w| prefix::write_prefix(p, &opts, w).map(|_| ())),
-        Picture::Pes(p) => out.write_with(|w| pes::write_pes(p, &opts, w).map(|_| ())),
-        Picture::Tree(t, names) => out.write_with(|w| tree::write_tree(t, names, &opts, w).map(|_| ())),
+        Picture::Net(n) => out.write_with(|w| write_net(n, &opts, w).map(|_| ())),
+        Picture::System(s) => out.write_with(|w| write_system(s, &opts, w).map(|_| ())),
+        Picture::Prefix(p) => out.write_with(|w| write_prefix(p, &opts, w).map(|_| ())),
+        Picture::Pes(p) => out.write_with(|w| write_pes(p, &opts, w).map(|_| ())),
+        Picture::Tree(t, names) => out.write_with(|w| write_tree(t, names, &opts, w).map(|_| ())),
     }?;
     Ok(0)
 }
@@ -184,7 +187,7 @@ impl<'m> Drawing<'m> {
             Model::Net(n) => Ok(Picture::Net(n)),
             Model::Program(_) => {
                 let sys = self.system(&self.system_opts)?;
-                let sketch = system::sketch_system(&*sys, &self.file_name, self.a.max_states.max(1))
+                let sketch = sketch_system(&*sys, &self.file_name, self.a.max_states.max(1))
                     .map_err(|e| self.in_model(e))?;
                 Ok(Picture::System(sketch))
             }
@@ -275,11 +278,11 @@ impl<'m> Drawing<'m> {
 
 /// What `qpor dot` draws, computed before the output is opened.
 enum Picture<'m> {
-    Net(&'m qpor::system::net::Net),
-    System(system::SystemSketch),
+    Net(&'m qpor::net::Net),
+    System(qpor::dot::SystemSketch),
     Prefix(Prefix),
     Pes(Prefix),
-    Tree(TreeRecorder, Box<dyn Fn(qpor::system::ActionId) -> String + 'm>),
+    Tree(TreeRecorder, Box<dyn Fn(qpor::ActionId) -> String + 'm>),
 }
 
 /// What the picture of `built` must say was not built: `None` when the prefix is
@@ -316,7 +319,7 @@ fn run_explicit_pes(a: &DotArgs) -> Result<u8, String> {
         ));
     }
     let text = std::fs::read_to_string(&a.model).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let pes = qpor::parse::pes::parse(&text, &shown, &qpor::parse::pes::PesOptions::default())
+    let pes = qpor::formats::pes::parse(&text, &shown, &qpor::unfolding::PesOptions::default())
         .map_err(|e| e.to_string())?;
     let file_name = a
         .model
@@ -334,13 +337,13 @@ fn run_explicit_pes(a: &DotArgs) -> Result<u8, String> {
         incomplete: None,
     };
     let out = Output::open(a.output.as_deref(), a.format)?;
-    out.write_with(|w| pes_file::write_explicit_pes(&pes, &opts, w).map(|_| ()))?;
+    out.write_with(|w| write_explicit_pes(&pes, &opts, w).map(|_| ()))?;
     Ok(0)
 }
 
 /// Parses `--highlight config=NAME,...` (event names, or `e<index>`) or `set=NAME` (a set
 /// of the file) for an explicit event structure.
-fn parse_pes_highlight(spec: &str, pes: &qpor::parse::pes::Pes) -> Result<Highlight, String> {
+fn parse_pes_highlight(spec: &str, pes: &qpor::unfolding::Pes) -> Result<Highlight, String> {
     if let Some(name) = spec.strip_prefix("set=") {
         let set = pes
             .set(name.trim())
@@ -376,7 +379,7 @@ fn parse_pes_highlight(spec: &str, pes: &qpor::parse::pes::Pes) -> Result<Highli
     events.dedup();
     let names: Vec<&str> = events
         .iter()
-        .map(|&e| pes.name(qpor::parse::pes::PesEventId(e)))
+        .map(|&e| pes.name(qpor::unfolding::PesEventId(e)))
         .collect();
     Ok(Highlight {
         caption: format!("the events {}", names.join(", ")),

@@ -2,7 +2,7 @@
 
 use super::{load_model, ModelArgs};
 use clap::Args;
-use qpor::export::info;
+use qpor::render;
 
 #[derive(Args)]
 pub struct InfoArgs {
@@ -22,9 +22,9 @@ pub fn run(a: InfoArgs) -> Result<u8, String> {
         .map_err(|e| format!("{}: {e}", a.model.model.display()))?;
     let shown = a.model.model.display().to_string();
     if a.json {
-        println!("{}", info::info_json(&shown, &info));
+        println!("{}", render::info_json(&shown, &info));
     } else {
-        print!("{}", info::info_text(&shown, &info));
+        print!("{}", render::info_text(&shown, &info));
     }
     Ok(0)
 }

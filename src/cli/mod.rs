@@ -1,10 +1,10 @@
 //! What every subcommand shares: loading a model, the progress line, writing output.
 
 use clap::{Args, ValueEnum};
-use qpor::engine::{Observer, Progress};
-use qpor::parse::{self, Format, LoadOptions, Loaded};
-use qpor::system::model::SystemOptions;
-use qpor::system::net::Decomposition;
+use qpor::net::Decomposition;
+use qpor::SystemOptions;
+use qpor::{Format, LoadOptions, Loaded};
+use qpor::{Observer, Progress};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -74,7 +74,7 @@ pub fn load_model(args: &ModelArgs) -> Result<(Loaded, SystemOptions), String> {
         }),
         defines,
     };
-    let loaded = parse::load(&args.model, &opts).map_err(|e| e.to_string())?;
+    let loaded = qpor::load(&args.model, &opts).map_err(|e| e.to_string())?;
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }

@@ -2,8 +2,8 @@
 
 use super::write_output;
 use clap::{Args, ValueEnum};
-use qpor::parse::dimacs;
-use qpor::reduce;
+use qpor::formats::dimacs;
+use qpor::reduction;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -32,12 +32,12 @@ pub fn run(a: ReduceArgs) -> Result<u8, String> {
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    if cnf.num_vars > reduce::MAX_VARIABLES {
+    if cnf.num_vars > reduction::MAX_VARIABLES {
         return Err(format!(
             "{}: {} variables are too many for a reduction instance (at most {})",
             a.formula.display(),
             cnf.num_vars,
-            reduce::MAX_VARIABLES
+            reduction::MAX_VARIABLES
         ));
     }
     let source = a
@@ -46,9 +46,9 @@ pub fn run(a: ReduceArgs) -> Result<u8, String> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| a.formula.display().to_string());
     let bytes = match a.to {
-        ReduceTo::Pes => reduce::pes::instance_text(&cnf, &source).into_bytes(),
-        ReduceTo::Program => reduce::program::instance_text(&cnf, &source).into_bytes(),
-        ReduceTo::Net => reduce::net::instance_pnml(&cnf, &source)
+        ReduceTo::Pes => reduction::pes_instance_text(&cnf, &source).into_bytes(),
+        ReduceTo::Program => reduction::program_instance_text(&cnf, &source).into_bytes(),
+        ReduceTo::Net => reduction::net_instance_pnml(&cnf, &source)
             .map_err(|e| format!("{}: cannot write the net: {e}", a.formula.display()))?,
     };
     write_output(a.output.as_deref(), &bytes)?;

@@ -3,11 +3,11 @@
 use super::args::{self, CutoffArg, UnfoldingArg};
 use super::{load_model, ModelArgs};
 use clap::Args;
-use qpor::export::dot::prefix::write_prefix;
-use qpor::export::dot::{DotOptions, Incomplete};
-use qpor::export::prefix_report::{outcome_json, outcome_text};
-use qpor::unfold::cutoff::CutoffMode;
-use qpor::unfold::prefix::{build_model, PrefixOptions};
+use qpor::dot::write_prefix;
+use qpor::dot::{DotOptions, Incomplete};
+use qpor::render::{outcome_json, outcome_text};
+use qpor::unfolding::prefix::{build_model, PrefixOptions};
+use qpor::unfolding::CutoffMode;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;

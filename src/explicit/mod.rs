@@ -11,7 +11,7 @@
 //! - A state is expanded at most once; a fault state is never expanded (the program
 //!   stopped there).
 
-pub mod store;
+pub(crate) mod store;
 
 use crate::engine::{
     peak_rss_bytes, Budget, Counters, Engine, EngineError, ExplicitCounters, Finding, FindingKind, Observer,
@@ -100,16 +100,6 @@ pub fn search<S: System + ?Sized>(
     };
     let stopped = search.run(budget, observer)?;
     search.report(stopped)
-}
-
-/// The old entry point, kept while the tests move to [`search`].
-#[doc(hidden)]
-pub fn check<S: System + ?Sized>(
-    sys: &S,
-    opts: &crate::check::CheckOptions,
-    observer: &mut dyn Observer,
-) -> Result<Report, ModelError> {
-    search(sys, &opts.explicit(), &Budget::new(opts.time_limit), observer)
 }
 
 /// A dead or faulty state found, by id, before it becomes a [`Finding`].

@@ -93,7 +93,7 @@ fn bits_for(v: u32) -> u8 {
 }
 
 /// The store.
-pub struct StateStore {
+pub(crate) struct StateStore {
     layout: Layout,
     data: Vec<u64>,
     table: HashTable<u32>,
@@ -103,7 +103,7 @@ pub struct StateStore {
 
 impl StateStore {
     /// An empty store for states of `components` components.
-    pub fn new(components: usize) -> StateStore {
+    pub(crate) fn new(components: usize) -> StateStore {
         let layout = Layout::new(vec![1; components]);
         let words = layout.words;
         StateStore {
@@ -116,17 +116,12 @@ impl StateStore {
     }
 
     /// Number of states stored.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.data.len() / self.layout.words
     }
 
-    /// Whether the store is empty.
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
     /// Inserts `state` unless present; returns its id and whether it is new.
-    pub fn insert(&mut self, state: &[Local]) -> (u32, bool) {
+    pub(crate) fn insert(&mut self, state: &[Local]) -> (u32, bool) {
         debug_assert_eq!(state.len(), self.layout.bits.len());
         if !self.layout.fits(state) {
             self.widen(state);
@@ -151,26 +146,21 @@ impl StateStore {
     }
 
     /// Writes state `id` into `out`.
-    pub fn get(&self, id: u32, out: &mut Vec<Local>) {
+    pub(crate) fn get(&self, id: u32, out: &mut Vec<Local>) {
         let w = self.layout.words;
         self.layout
             .unpack(&self.data[id as usize * w..(id as usize + 1) * w], out);
     }
 
     /// Bytes used per stored state: the packed words plus the table's share.
-    pub fn bytes_per_state(&self) -> f64 {
+    pub(crate) fn bytes_per_state(&self) -> f64 {
         let n = self.len().max(1) as f64;
         let table = self.table.capacity() as f64 * (std::mem::size_of::<u32>() as f64 + 1.0);
         (self.data.capacity() as f64 * 8.0 + table) / n
     }
 
-    /// Number of times the arena was repacked because a value outgrew its field.
-    pub fn repacks(&self) -> u64 {
-        self.repacks
-    }
-
     /// Bits per packed state.
-    pub fn bits_per_state(&self) -> u32 {
+    pub(crate) fn bits_per_state(&self) -> u32 {
         self.layout.bits.iter().map(|&b| b as u32).sum()
     }
 
@@ -244,7 +234,7 @@ mod tests {
             .collect::<Vec<_>>());
         let (id, new) = s.insert(&big);
         assert!(new);
-        assert!(s.repacks() >= 1);
+        assert!(s.repacks >= 1);
         let mut out = Vec::new();
         s.get(id, &mut out);
         assert_eq!(out, big);

@@ -27,12 +27,12 @@ use std::io::{self, Write};
 /// Writes `net` in the PEP ll_net format.
 ///
 /// ```
-/// let mut net = qpor::system::net::Net::default();
+/// let mut net = qpor::net::Net::default();
 /// let p = net.add_place("1", Some("idle".into()), 1);
 /// let t = net.add_transition("1", Some("go".into()));
 /// net.add_pre(t, p, 2);
 /// let mut out = Vec::new();
-/// qpor::export::llnet::write(&net, &mut out).unwrap();
+/// qpor::formats::llnet::write(&net, &mut out).unwrap();
 /// assert_eq!(
 ///     String::from_utf8(out).unwrap(),
 ///     "PEP\nPTNet\nFORMAT_N\nPL\n1\"idle\"M1\nTR\n1\"go\"\nTP\nPT\n1>1w2\n"

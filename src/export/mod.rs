@@ -1,10 +1,12 @@
 //! Writers: nets (PNML, ll_net, PES text), reports of checks, prefixes and models (text,
 //! JSON), and Graphviz pictures (DOT).
 
-pub mod dot;
-pub mod info;
-pub mod llnet;
-pub mod pes;
-pub mod pnml;
-pub mod prefix_report;
-pub mod report;
+pub(crate) mod decide;
+pub(crate) mod dot;
+pub(crate) mod info;
+pub(crate) mod llnet;
+pub(crate) mod pes;
+pub(crate) mod pnml;
+pub(crate) mod prefix_report;
+pub(crate) mod reduction;
+pub(crate) mod report;

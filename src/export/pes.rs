@@ -16,15 +16,15 @@ const LINE: usize = 100;
 /// The structure as text; every line of `comment` becomes a `//` comment at the top.
 ///
 /// ```
-/// use qpor::parse::pes::parse;
-/// use qpor::unfold::pes::{PesBuilder, PesOptions};
+/// use qpor::formats::pes::parse;
+/// use qpor::unfolding::{PesBuilder, PesOptions};
 /// let mut b = PesBuilder::new();
 /// let a = b.event("a", Some("x1=1".into())).unwrap();
 /// let d = b.event("d", None).unwrap();
 /// b.conflict(a, d);
 /// b.set("D", vec![d]);
 /// let pes = b.build(&PesOptions::default()).unwrap();
-/// let text = qpor::export::pes::write(&pes, "an example");
+/// let text = qpor::formats::pes::write(&pes, "an example");
 /// assert!(text.starts_with("// an example\npes 1\n"));
 /// let back = parse(&text, "back.pes", &PesOptions::default()).unwrap();
 /// assert!(back.conflict(back.find("d").unwrap(), back.find("a").unwrap()));

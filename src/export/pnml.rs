@@ -45,14 +45,14 @@ use std::io::{self, Write};
 /// arc already has the largest weight.
 ///
 /// ```
-/// use qpor::system::net::Net;
+/// use qpor::net::Net;
 /// let mut net = Net::default();
 /// let p = net.add_place("p", Some("idle & ready".into()), 1);
 /// let t = net.add_transition("t", None);
 /// net.add_pre(t, p, 2);
 /// let mut out = Vec::new();
-/// qpor::export::pnml::write(&net, &mut out).unwrap();
-/// let (back, _) = qpor::parse::pnml::read(out.as_slice(), "back.pnml").unwrap();
+/// qpor::formats::pnml::write(&net, &mut out).unwrap();
+/// let (back, _) = qpor::formats::pnml::read(out.as_slice(), "back.pnml").unwrap();
 /// assert_eq!(back.places, net.places);
 /// assert_eq!(back.transitions, net.transitions);
 /// ```

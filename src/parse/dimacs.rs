@@ -36,7 +36,7 @@ pub const MAX_VARIABLES: u32 = i32::MAX as u32;
 /// 1 ≤ v ≤ [`Cnf::num_vars`].
 ///
 /// ```
-/// use qpor::parse::dimacs::{parse, Cnf};
+/// use qpor::formats::dimacs::{parse, Cnf};
 /// let (cnf, warnings) = parse("c (x1 | -x2) & -x1\np cnf 2 2\n1 -2 0\n-1 0\n", "f.cnf").unwrap();
 /// assert!(warnings.is_empty());
 /// assert_eq!(cnf, Cnf::new(2, vec![vec![1, -2], vec![-1]]));
@@ -322,7 +322,7 @@ impl<'t> Reader<'t> {
 /// Returns the formula and the warnings (`file:line:col: warning: …`).
 ///
 /// ```
-/// use qpor::parse::dimacs::parse;
+/// use qpor::formats::dimacs::parse;
 /// let err = parse("p cnf 2 1\n1 3 0\n", "f.cnf").unwrap_err();
 /// assert_eq!(err.to_string(), "f.cnf:2:3: literal 3 is out of range: the header declares 2 variables");
 /// let (_, warnings) = parse("p cnf 2 3\n1 0\n", "f.cnf").unwrap();

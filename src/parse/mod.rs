@@ -1,17 +1,17 @@
 //! Readers of every input format (DESIGN.md §2). Each reader reports bad input as a
 //! [`ParseError`] carrying `file:line:col` and never panics.
 
-pub mod dimacs;
-pub mod llnet;
-pub mod pes;
-pub mod pnml;
-pub mod proc;
+pub(crate) mod dimacs;
+pub(crate) mod llnet;
+pub(crate) mod pes;
+pub(crate) mod pnml;
+pub(crate) mod proc;
 
 use crate::system::model::Model;
 use std::fmt;
 use std::path::Path;
 
-pub use crate::source::{pos_of_offset, Pos};
+pub(crate) use crate::source::{pos_of_offset, Pos};
 
 /// The input formats qpor reads.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]

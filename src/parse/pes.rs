@@ -14,7 +14,7 @@ use super::{ParseError, Pos};
 use nom::bytes::complete::{take_while, take_while1};
 use nom::IResult;
 
-pub use crate::unfold::pes::{Pes, PesBuilder, PesError, PesEventId, PesOptions};
+pub(crate) use crate::unfold::pes::{Pes, PesBuilder, PesEventId, PesOptions};
 
 /// The format version the reader understands and the writer writes (`pes 1`).
 pub const FORMAT_VERSION: u32 = 1;
@@ -217,7 +217,8 @@ fn is_keyword(n: &str) -> bool {
 /// Reads an explicit PES text; `file` names it in errors.
 ///
 /// ```
-/// use qpor::parse::pes::{parse, PesOptions};
+/// use qpor::formats::pes::parse;
+/// use qpor::unfolding::PesOptions;
 /// let text = "pes 1\nevent a \"x1=1\"\nevent b\nevent d\na # b d\nset C = {}\nset D = { d }\n";
 /// let pes = parse(text, "t.pes", &PesOptions::default()).unwrap();
 /// let (a, d) = (pes.find("a").unwrap(), pes.find("d").unwrap());

@@ -5,8 +5,8 @@
 //! - [`alt`]: the alternatives — k-partial (combs), optimal, SDPOR-like;
 //! - [`engine`]: QPOR as an [`Engine`](crate::engine::Engine), on either unfolding.
 
-pub mod alt;
-pub mod engine;
+pub(crate) mod alt;
+pub(crate) mod engine;
 pub mod explore;
 
 pub use alt::AltMode;

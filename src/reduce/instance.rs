@@ -28,10 +28,10 @@ use quick_xml::{Reader, XmlVersion};
 use std::fmt;
 
 /// The prefix of annotation lines in `.proc` instances.
-pub const PROC_ANNOTATION: &str = "// @qpor";
+pub(crate) const PROC_ANNOTATION: &str = "// @qpor";
 
 /// The `tool` attribute of the PNML block holding a net instance's question.
-pub const PNML_TOOL: &str = "qpor";
+pub(crate) const PNML_TOOL: &str = "qpor";
 
 /// The kinds of reduction instances.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -142,7 +142,7 @@ impl Instance {
 }
 
 /// The kind of instance `text` holds, judged by its content, if it is one.
-pub fn detect(text: &str) -> Option<InstanceKind> {
+pub(crate) fn detect(text: &str) -> Option<InstanceKind> {
     if pes::looks_like_pes(text) {
         return Some(InstanceKind::Pes);
     }

@@ -17,13 +17,13 @@
 /// memory.
 pub const MAX_VARIABLES: u32 = 1_000_000;
 
-pub mod cex;
-pub mod decide;
-pub mod instance;
-pub mod net;
-pub mod pes;
-pub mod program;
-pub mod random;
+pub(crate) mod cex;
+pub(crate) mod decide;
+pub(crate) mod instance;
+pub(crate) mod net;
+pub(crate) mod pes;
+pub(crate) mod program;
+pub(crate) mod random;
 
 pub use cex::{decide_cex, CexAnswer, CexOptions};
 pub use decide::{decide_alt, AltAnswer, DecideError, DecideOptions};

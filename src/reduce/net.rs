@@ -22,11 +22,9 @@
 //! that C consumed (the empty formula is satisfiable; without it t* would be enabled, not a
 //! conflicting extension).
 
-use super::instance::{Literal, PNML_TOOL};
+use super::instance::Literal;
 use crate::parse::dimacs::Cnf;
 use crate::system::net::{Net, TransId};
-use std::fmt::Write as _;
-use std::io;
 
 /// The net of Theorem 4.3 with its question.
 #[derive(Clone, Debug)]
@@ -45,8 +43,8 @@ pub struct NetReduction {
 /// The net, configuration and target transition of Theorem 4.3 for `cnf`.
 ///
 /// ```
-/// use qpor::parse::dimacs::Cnf;
-/// let r = qpor::reduce::net::instance(&Cnf::new(2, vec![vec![1, -2], vec![-1]]));
+/// use qpor::formats::dimacs::Cnf;
+/// let r = qpor::reduction::net_instance(&Cnf::new(2, vec![vec![1, -2], vec![-1]]));
 /// assert_eq!(r.net.places.len(), 2 * 3 + 2 + 1);
 /// assert_eq!(r.net.transitions[r.target.index()].id, "t_star");
 /// let names: Vec<&str> = r.config.iter().map(|t| r.net.transitions[t.index()].id.as_str()).collect();
@@ -113,97 +111,4 @@ pub fn instance(cnf: &Cnf) -> NetReduction {
         target,
         means,
     }
-}
-
-/// Escapes `--` so that text can sit in an XML comment.
-fn comment_safe(s: &str) -> String {
-    s.replace("--", "- -")
-}
-
-/// The instance as a self-contained PNML document: a comment saying what it encodes (with
-/// the formula), the net, and the `toolspecific tool="qpor"` block with the question.
-/// `source` names the formula's file.
-pub fn instance_pnml(cnf: &Cnf, source: &str) -> io::Result<Vec<u8>> {
-    let r = instance(cnf);
-    let mut net_xml = Vec::new();
-    crate::export::pnml::write(&r.net, &mut net_xml)?;
-    let net_xml = String::from_utf8(net_xml).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    let id = |t: TransId| r.net.transitions[t.index()].id.clone();
-    let mut block = String::new();
-    let _ = writeln!(block, "    <toolspecific tool=\"{PNML_TOOL}\" version=\"1\">");
-    let _ = writeln!(block, "      <instance question=\"cex\" theorem=\"4.3\"/>");
-    let _ = writeln!(block, "      <configuration>");
-    for &t in &r.config {
-        let _ = writeln!(block, "        <fire transition=\"{}\"/>", id(t));
-    }
-    let _ = writeln!(block, "      </configuration>");
-    let _ = writeln!(block, "      <target transition=\"{}\"/>", id(r.target));
-    for (t, lit) in &r.means {
-        let _ = writeln!(
-            block,
-            "      <means transition=\"{}\" literal=\"{lit}\"/>",
-            id(*t)
-        );
-    }
-    let _ = writeln!(block, "    </toolspecific>");
-    // The block goes last inside <net>; the writer's layout puts `  </net>` on a line of
-    // its own.
-    let Some(close) = net_xml.rfind("  </net>") else {
-        return Err(io::Error::other(
-            "[qpor internal bug] the PNML writer wrote no </net>",
-        ));
-    };
-    let (head, tail) = net_xml.split_at(close);
-    let Some(decl_end) = head.find("?>\n") else {
-        return Err(io::Error::other(
-            "[qpor internal bug] the PNML writer wrote no XML declaration",
-        ));
-    };
-    let (decl, body) = head.split_at(decl_end + 3);
-    let mut c = String::new();
-    let _ = writeln!(
-        c,
-        "<!--\n  qpor reduction instance (Theorem 4.3, paper.md §3.3): a P/T net with non-safe places"
-    );
-    let _ = writeln!(
-        c,
-        "  made by `qpor reduce --to net` from {}.",
-        comment_safe(source)
-    );
-    let _ = writeln!(
-        c,
-        "  Question: does cex(C) hold an event of t_star, C being the events of the firing sequence in"
-    );
-    let _ = writeln!(
-        c,
-        "  the toolspecific block below? It does iff the formula is satisfiable. V_i holds two tokens:"
-    );
-    let _ = writeln!(
-        c,
-        "  pos_i consumes the false one, neg_i the true one; lit_j_p<i> / lit_j_n<i> leave a W_j token"
-    );
-    let _ = writeln!(
-        c,
-        "  after pos_i / neg_i. A co-set for t_star takes one V_i token per variable (the true one:"
-    );
-    let _ = writeln!(
-        c,
-        "  x_i = 1) and one W_j token per clause concurrent with it: a satisfying assignment."
-    );
-    let _ = writeln!(c, "  Decide it: qpor decide cex FILE");
-    let _ = writeln!(c);
-    let _ = writeln!(
-        c,
-        "  The formula ({} variables, {} clauses):",
-        cnf.num_vars,
-        cnf.clauses.len()
-    );
-    for line in cnf.to_dimacs().lines() {
-        let _ = writeln!(c, "    {line}");
-    }
-    if cnf.num_vars == 0 {
-        let _ = writeln!(c, "  (no variables: the net has one unused variable x1)");
-    }
-    let _ = writeln!(c, "-->");
-    Ok(format!("{decl}{c}{body}{block}{tail}").into_bytes())
 }

@@ -20,14 +20,13 @@
 
 use crate::parse::dimacs::Cnf;
 use crate::unfold::pes::{Pes, PesBuilder, PesEventId, PesOptions};
-use std::fmt::Write as _;
 
 /// The PES of Theorem 4.1 for `cnf`, with its sets `C` (empty) and `D` (the clause events,
 /// in clause order).
 ///
 /// ```
-/// use qpor::parse::dimacs::Cnf;
-/// let pes = qpor::reduce::pes::instance(&Cnf::new(2, vec![vec![1, 2], vec![-1]]));
+/// use qpor::formats::dimacs::Cnf;
+/// let pes = qpor::reduction::pes_instance(&Cnf::new(2, vec![vec![1, 2], vec![-1]]));
 /// let [a1, b1, a2, d1, d2] = ["a1", "b1", "a2", "d1", "d2"].map(|n| pes.find(n).unwrap());
 /// assert!(pes.conflict(a1, b1) && pes.conflict(d1, a1) && pes.conflict(d1, a2) && pes.conflict(d2, b1));
 /// assert!(!pes.conflict(d2, a1));
@@ -70,7 +69,7 @@ pub fn instance(cnf: &Cnf) -> Pes {
 
 /// The clauses (indices) in the greedy order of the module docs: each next clause the one
 /// with the fewest variables not in earlier clauses, ties by index.
-pub fn greedy_clause_order(cnf: &Cnf) -> Vec<usize> {
+pub(crate) fn greedy_clause_order(cnf: &Cnf) -> Vec<usize> {
     let m = cnf.clauses.len();
     let mut seen = vec![false; cnf.num_vars as usize + 1];
     let mut done = vec![false; m];
@@ -92,43 +91,4 @@ pub fn greedy_clause_order(cnf: &Cnf) -> Vec<usize> {
         order.push(best);
     }
     order
-}
-
-/// The instance as a self-contained text file: what it encodes (with the formula) in
-/// comments, then the PES. `source` names the formula's file in the comment.
-pub fn instance_text(cnf: &Cnf, source: &str) -> String {
-    let pes = instance(cnf);
-    let mut c = String::new();
-    let _ = writeln!(
-        c,
-        "qpor reduction instance (Theorem 4.1, paper.md §3.1): an explicit prime event structure"
-    );
-    let _ = writeln!(c, "made by `qpor reduce --to pes` from {source}.");
-    let _ = writeln!(
-        c,
-        "Question: is there an alternative to D after C? It exists iff the formula below is satisfiable."
-    );
-    let _ = writeln!(
-        c,
-        "Events a<i> (label x<i>=1) and b<i> (x<i>=0) are in conflict; d<j> is clause j, in conflict"
-    );
-    let _ = writeln!(
-        c,
-        "with the events of its literals. C = {{}}, D = every d<j>. An alternative picks one literal event"
-    );
-    let _ = writeln!(
-        c,
-        "per clause, never both a<i> and b<i>: a satisfying assignment. Decide it: qpor decide alt FILE"
-    );
-    c.push('\n');
-    let _ = writeln!(
-        c,
-        "The formula ({} variables, {} clauses):",
-        cnf.num_vars,
-        cnf.clauses.len()
-    );
-    for line in cnf.to_dimacs().lines() {
-        let _ = writeln!(c, "  {line}");
-    }
-    crate::export::pes::write(&pes, &c)
 }

@@ -32,7 +32,7 @@ const LINE: usize = 100;
 
 /// For every variable (index i − 1), the clauses (1-based, increasing, each once) where
 /// it occurs positively and negatively.
-pub fn occurrences(cnf: &Cnf) -> Vec<[Vec<usize>; 2]> {
+pub(crate) fn occurrences(cnf: &Cnf) -> Vec<[Vec<usize>; 2]> {
     let mut occ: Vec<[Vec<usize>; 2]> = vec![[Vec::new(), Vec::new()]; cnf.num_vars as usize];
     for (j, clause) in cnf.clauses.iter().enumerate() {
         for &l in clause {
@@ -46,7 +46,7 @@ pub fn occurrences(cnf: &Cnf) -> Vec<[Vec<usize>; 2]> {
 }
 
 /// The name of the thread of literal xᵢ (`value` true) or ¬xᵢ.
-pub fn thread_name(var: u32, value: bool) -> String {
+pub(crate) fn thread_name(var: u32, value: bool) -> String {
     format!("{}_{var}", if value { "pos" } else { "neg" })
 }
 
@@ -54,11 +54,11 @@ pub fn thread_name(var: u32, value: bool) -> String {
 /// formula), the `// @qpor` question, and the program. `source` names the formula's file.
 ///
 /// ```
-/// use qpor::parse::dimacs::Cnf;
-/// let text = qpor::reduce::program::instance_text(&Cnf::new(2, vec![vec![1, -2], vec![-1]]), "f.cnf");
+/// use qpor::formats::dimacs::Cnf;
+/// let text = qpor::reduction::program_instance_text(&Cnf::new(2, vec![vec![1, -2], vec![-1]]), "f.cnf");
 /// assert!(text.contains("process pos_1 {\n    lock v[1];\n    lock c[1];\n    unlock c[1];\n}"));
 /// assert!(text.contains("// @qpor D = k[1] k[2]\n"));
-/// let (instance, _) = qpor::reduce::instance::read_program(&text, "t.proc").unwrap();
+/// let (instance, _) = qpor::reduction::read_program_instance(&text, "t.proc").unwrap();
 /// assert_eq!(instance.d.len(), 2);
 /// ```
 pub fn instance_text(cnf: &Cnf, source: &str) -> String {

@@ -10,18 +10,18 @@ use crate::parse::dimacs::Cnf;
 
 /// A small deterministic generator (splitmix64).
 #[derive(Clone, Debug)]
-pub struct SplitMix64 {
+pub(crate) struct SplitMix64 {
     state: u64,
 }
 
 impl SplitMix64 {
     /// The generator started at `seed`.
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -31,7 +31,7 @@ impl SplitMix64 {
 
     /// A number in `0..bound` (`bound` > 0), without modulo bias worth the name for the
     /// small bounds used here (Lemire's multiply-shift).
-    pub fn below(&mut self, bound: u32) -> u32 {
+    pub(crate) fn below(&mut self, bound: u32) -> u32 {
         (((self.next_u64() >> 32) * bound as u64) >> 32) as u32
     }
 }
@@ -40,10 +40,10 @@ impl SplitMix64 {
 /// `num_vars` (`width` is capped at `num_vars`).
 ///
 /// ```
-/// let f = qpor::reduce::random::random_cnf(10, 42, 3, 7);
+/// let f = qpor::reduction::random_cnf(10, 42, 3, 7);
 /// assert_eq!((f.num_vars, f.clauses.len()), (10, 42));
 /// assert!(f.clauses.iter().all(|c| c.len() == 3));
-/// assert_eq!(f, qpor::reduce::random::random_cnf(10, 42, 3, 7));
+/// assert_eq!(f, qpor::reduction::random_cnf(10, 42, 3, 7));
 /// ```
 pub fn random_cnf(num_vars: u32, num_clauses: usize, width: u32, seed: u64) -> Cnf {
     let mut rng = SplitMix64::new(seed);

@@ -13,7 +13,7 @@
 use super::net::Net;
 
 /// Most intermediate rows the Farkas algorithm keeps before giving up.
-pub const MAX_ROWS: usize = 4000;
+pub(crate) const MAX_ROWS: usize = 4000;
 
 /// What is known about the safeness of a net.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub enum Safeness {
     Unknown {
         /// Places without a 1-bounding invariant.
         unbounded: Vec<String>,
-        /// Whether the invariant search stopped at [`MAX_ROWS`].
+        /// Whether the invariant search stopped at its row limit (`MAX_ROWS`).
         gave_up: bool,
     },
 }
@@ -87,7 +87,7 @@ fn minimal_supports(mut rows: Vec<Row>) -> Vec<Row> {
 }
 
 /// Structural safeness of `net`.
-pub fn structural_safeness(net: &Net) -> Safeness {
+pub(crate) fn structural_safeness(net: &Net) -> Safeness {
     if let Some(n) = &net.nupn {
         let mut covered = vec![false; net.places.len()];
         for u in &n.units {

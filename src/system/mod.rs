@@ -19,10 +19,10 @@
 //! - [`System::enabled_steps`] lists exactly the steps whose `fire` succeeds, in a
 //!   deterministic order.
 
-pub mod invariants;
-pub mod model;
-pub mod net;
-pub mod program;
+pub(crate) mod invariants;
+pub(crate) mod model;
+pub(crate) mod net;
+pub(crate) mod program;
 
 use smallvec::SmallVec;
 use std::fmt;

@@ -40,7 +40,7 @@ impl CutoffMode {
 /// What the ERV order needs of a local configuration: its events' actions with their
 /// Foata levels (1 for minimal events).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HistoryShape {
+pub(crate) struct HistoryShape {
     /// (Foata level, action) of every event.
     pub events: Vec<(u32, ActionId)>,
 }
@@ -48,7 +48,7 @@ pub struct HistoryShape {
 /// Compares two Parikh vectors given as sorted action lists (with repetitions): the one
 /// with more occurrences of the first action where they differ is smaller; a proper prefix
 /// is smaller.
-pub fn compare_parikh(a: &[ActionId], b: &[ActionId]) -> Ordering {
+pub(crate) fn compare_parikh(a: &[ActionId], b: &[ActionId]) -> Ordering {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         if a[i] != b[j] {
@@ -62,7 +62,7 @@ pub fn compare_parikh(a: &[ActionId], b: &[ActionId]) -> Ordering {
 }
 
 /// The ERV order on two local configurations of equal size (`Less`: `a` ◁ `b`).
-pub fn compare_erv(a: &HistoryShape, b: &HistoryShape) -> Ordering {
+pub(crate) fn compare_erv(a: &HistoryShape, b: &HistoryShape) -> Ordering {
     let mut pa: Vec<ActionId> = a.events.iter().map(|e| e.1).collect();
     let mut pb: Vec<ActionId> = b.events.iter().map(|e| e.1).collect();
     pa.sort_unstable();

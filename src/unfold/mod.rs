@@ -16,11 +16,11 @@
 //!   asked to keep, of C, and of the backend's own pinned events; ids of freed events may
 //!   be reused afterwards.
 
-pub mod cutoff;
-pub mod general;
-pub mod pes;
-pub mod prefix;
-pub mod program;
+pub(crate) mod cutoff;
+pub(crate) mod general;
+pub(crate) mod pes;
+pub(crate) mod prefix;
+pub(crate) mod program;
 
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{ActionId, Local, ModelError};

@@ -20,10 +20,10 @@
 //! the program-like backend); [`build_general`], [`build_program`] and [`build_model`] are
 //! the entry points.
 
-pub mod builder;
-pub mod components;
+pub(crate) mod builder;
+pub(crate) mod components;
 mod keys;
-pub mod tokens;
+pub(crate) mod tokens;
 
 pub use builder::{PrefixOptions, PrefixOutcome, PrefixStats};
 

@@ -8,11 +8,11 @@
 
 #![allow(dead_code)]
 
-use qpor::parse::{load, LoadOptions};
-use qpor::system::model::Model;
-use qpor::system::net::Net;
-use qpor::system::{CompId, Local, System};
-use qpor::unfold::prefix::{Condition, Prefix, PrefixEvent};
+use qpor::net::Net;
+use qpor::unfolding::prefix::{Condition, Prefix, PrefixEvent};
+use qpor::Model;
+use qpor::{load, LoadOptions};
+use qpor::{CompId, Local, System};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
@@ -422,7 +422,7 @@ pub fn system_prefix(sys: &dyn System, max_events: usize, max_cuts: usize) -> Pr
     let mut steps = Vec::new();
     let mut next_state = Vec::new();
     while let Some((cut, state)) = stack.pop() {
-        if qpor::system::find_fault(sys, &state).is_some() {
+        if qpor::find_fault(sys, &state).is_some() {
             continue;
         }
         steps.clear();
@@ -506,7 +506,7 @@ pub fn model_prefix(model: &Model, max_events: usize) -> Prefix {
     }
 }
 
-/// Checks the shape invariants of `qpor::unfold::prefix` on a prefix made here.
+/// Checks the shape invariants of `qpor::unfolding::prefix` on a prefix made here.
 pub fn assert_well_formed(p: &Prefix) {
     for (i, e) in p.events.iter().enumerate() {
         assert!(e.preset.windows(2).all(|w| w[0] < w[1]), "e{i}: preset sorted");

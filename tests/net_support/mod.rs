@@ -1,7 +1,7 @@
 //! Random P/T nets for the property tests, shared by the test files that need them.
 
 use proptest::prelude::*;
-use qpor::system::net::{Net, PlaceId};
+use qpor::net::{Net, PlaceId};
 use std::ops::RangeInclusive;
 
 /// Arcs of a transition as (place, weight).

@@ -34,13 +34,13 @@
 //! - Every `open_*` of the writer is matched by a `close` before `finish` (checked with a
 //!   `debug_assert!`).
 
-pub mod highlight;
-pub mod net;
-pub mod pes;
-pub mod pes_file;
-pub mod prefix;
-pub mod system;
-pub mod tree;
+pub(crate) mod highlight;
+pub(crate) mod net;
+pub(crate) mod pes;
+pub(crate) mod pes_file;
+pub(crate) mod prefix;
+pub(crate) mod system;
+pub(crate) mod tree;
 
 use std::io::{self, Write};
 
@@ -93,7 +93,7 @@ pub(crate) const FONT: &str = "Helvetica";
 
 /// Writes `s` as a quoted DOT string: `"` and `\` escaped, newlines (`\n`, `\r\n`, `\r`)
 /// as DOT's centred line break `\n`, tabs as spaces, other control characters as U+FFFD.
-pub fn write_quoted<W: Write + ?Sized>(out: &mut W, s: &str) -> io::Result<()> {
+pub(crate) fn write_quoted<W: Write + ?Sized>(out: &mut W, s: &str) -> io::Result<()> {
     out.write_all(b"\"")?;
     let bytes = s.as_bytes();
     let mut start = 0;
@@ -125,26 +125,19 @@ pub fn write_quoted<W: Write + ?Sized>(out: &mut W, s: &str) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
-/// `s` as a quoted DOT string (see [`write_quoted`]).
-pub fn quote(s: &str) -> String {
-    let mut v = Vec::with_capacity(s.len() + 2);
-    write_quoted(&mut v, s).expect("writing to a Vec cannot fail");
-    String::from_utf8(v).expect("[qpor internal bug] quoting keeps UTF-8")
-}
-
 /// An attribute list: (name, value) pairs, written in order, values quoted.
-pub type Attrs<'a> = [(&'a str, &'a str)];
+pub(crate) type Attrs<'a> = [(&'a str, &'a str)];
 
 /// A streaming writer of one DOT `digraph`: statements go out as they are written, indented
 /// by nesting depth.
-pub struct DotWriter<W: Write> {
+pub(crate) struct DotWriter<W: Write> {
     out: W,
     depth: usize,
 }
 
 impl<W: Write> DotWriter<W> {
     /// Starts `digraph "name" {` on `out`.
-    pub fn digraph(mut out: W, name: &str) -> io::Result<Self> {
+    pub(crate) fn digraph(mut out: W, name: &str) -> io::Result<Self> {
         out.write_all(b"digraph ")?;
         write_quoted(&mut out, name)?;
         out.write_all(b" {\n")?;
@@ -175,7 +168,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// A default-attribute statement: `graph [...]`, `node [...]` or `edge [...]`.
-    pub fn defaults(&mut self, kind: DefaultKind, attrs: &Attrs<'_>) -> io::Result<()> {
+    pub(crate) fn defaults(&mut self, kind: DefaultKind, attrs: &Attrs<'_>) -> io::Result<()> {
         self.indent()?;
         self.out.write_all(kind.keyword().as_bytes())?;
         self.attr_list(attrs)?;
@@ -183,7 +176,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// A node statement.
-    pub fn node(&mut self, id: &str, attrs: &Attrs<'_>) -> io::Result<()> {
+    pub(crate) fn node(&mut self, id: &str, attrs: &Attrs<'_>) -> io::Result<()> {
         self.indent()?;
         write_quoted(&mut self.out, id)?;
         self.attr_list(attrs)?;
@@ -191,7 +184,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// An edge statement `from -> to`.
-    pub fn edge(&mut self, from: &str, to: &str, attrs: &Attrs<'_>) -> io::Result<()> {
+    pub(crate) fn edge(&mut self, from: &str, to: &str, attrs: &Attrs<'_>) -> io::Result<()> {
         self.indent()?;
         write_quoted(&mut self.out, from)?;
         self.out.write_all(b" -> ")?;
@@ -201,7 +194,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// Opens `subgraph "id" {`; a name starting with `cluster` makes a boxed cluster.
-    pub fn open_subgraph(&mut self, id: &str) -> io::Result<()> {
+    pub(crate) fn open_subgraph(&mut self, id: &str) -> io::Result<()> {
         self.indent()?;
         self.out.write_all(b"subgraph ")?;
         write_quoted(&mut self.out, id)?;
@@ -211,7 +204,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// Opens an anonymous subgraph `{` (for rank constraints).
-    pub fn open_group(&mut self) -> io::Result<()> {
+    pub(crate) fn open_group(&mut self) -> io::Result<()> {
         self.indent()?;
         self.out.write_all(b"{\n")?;
         self.depth += 1;
@@ -219,7 +212,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// An attribute statement `name="value";` of the current (sub)graph.
-    pub fn attr(&mut self, name: &str, value: &str) -> io::Result<()> {
+    pub(crate) fn attr(&mut self, name: &str, value: &str) -> io::Result<()> {
         self.indent()?;
         self.out.write_all(name.as_bytes())?;
         self.out.write_all(b"=")?;
@@ -228,7 +221,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// Closes the innermost open subgraph.
-    pub fn close(&mut self) -> io::Result<()> {
+    pub(crate) fn close(&mut self) -> io::Result<()> {
         debug_assert!(self.depth > 1, "[qpor internal bug] DOT close without open");
         self.depth -= 1;
         self.indent()?;
@@ -236,7 +229,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// A `note`-shaped node saying what the picture leaves out.
-    pub fn note(&mut self, id: &str, text: &str) -> io::Result<()> {
+    pub(crate) fn note(&mut self, id: &str, text: &str) -> io::Result<()> {
         self.node(
             id,
             &[
@@ -250,7 +243,7 @@ impl<W: Write> DotWriter<W> {
     }
 
     /// Closes the graph, flushes and gives the writer back.
-    pub fn finish(mut self) -> io::Result<W> {
+    pub(crate) fn finish(mut self) -> io::Result<W> {
         debug_assert_eq!(self.depth, 1, "[qpor internal bug] DOT subgraph left open");
         self.out.write_all(b"}\n")?;
         self.out.flush()?;
@@ -260,7 +253,7 @@ impl<W: Write> DotWriter<W> {
 
 /// The kind of a default-attribute statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DefaultKind {
+pub(crate) enum DefaultKind {
     /// `graph [...]`.
     Graph,
     /// `node [...]`.
@@ -316,6 +309,12 @@ pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod test {
     use super::*;
+
+    fn quote(s: &str) -> String {
+        let mut out = Vec::new();
+        write_quoted(&mut out, s).unwrap();
+        String::from_utf8(out).unwrap()
+    }
 
     #[test]
     fn quoting_escapes_what_dot_interprets() {

@@ -24,7 +24,7 @@ const MAX_NAMES_PER_SET: usize = 12;
 
 /// The immediate-causality pairs (a, b), a ⋖ b, among the first `n` events, sorted by b
 /// then a.
-pub fn explicit_causality(pes: &Pes, n: usize) -> Vec<(u32, u32)> {
+pub(crate) fn explicit_causality(pes: &Pes, n: usize) -> Vec<(u32, u32)> {
     let n = n.min(pes.len());
     let mut out = Vec::new();
     for b in 0..n as u32 {
@@ -38,7 +38,7 @@ pub fn explicit_causality(pes: &Pes, n: usize) -> Vec<(u32, u32)> {
 }
 
 /// The immediate-conflict pairs (a, b), a < b, among the first `n` events, sorted.
-pub fn explicit_conflicts(pes: &Pes, n: usize) -> Vec<(u32, u32)> {
+pub(crate) fn explicit_conflicts(pes: &Pes, n: usize) -> Vec<(u32, u32)> {
     let n = n.min(pes.len());
     let mut out = Vec::new();
     for a in 0..n as u32 {

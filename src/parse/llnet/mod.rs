@@ -50,7 +50,7 @@ use grammar::{LlNetParser, Rule};
 ///
 /// ```
 /// let text = "PEP\nPTNet\nFORMAT_N\nPL\n1\"idle\"M1\n2\"busy\"\nTR\n1\"go\"\nTP\n1<2\nPT\n1>1\n";
-/// let (net, warnings) = qpor::parse::llnet::parse(text, "tiny.ll_net").unwrap();
+/// let (net, warnings) = qpor::formats::llnet::parse(text, "tiny.ll_net").unwrap();
 /// assert_eq!(net.places.len(), 2);
 /// assert_eq!(net.transitions[0].name.as_deref(), Some("go"));
 /// assert!(warnings.is_empty());

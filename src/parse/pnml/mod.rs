@@ -83,7 +83,7 @@ pub(crate) const PTNET_TYPE: &str = "http://www.pnml.org/version-2009/grammar/pt
 ///     <arc id="a" source="p" target="t"><inscription><text>1</text></inscription></arc>
 ///   </net>
 /// </pnml>"#;
-/// let (net, warnings) = qpor::parse::pnml::read(text.as_bytes(), "small.pnml").unwrap();
+/// let (net, warnings) = qpor::formats::pnml::read(text.as_bytes(), "small.pnml").unwrap();
 /// assert_eq!((net.places.len(), net.transitions.len(), net.num_arcs()), (1, 1, 1));
 /// assert!(warnings.is_empty());
 /// ```

@@ -26,7 +26,7 @@ pub(crate) struct Diag {
 }
 
 impl Diag {
-    pub fn at(offset: usize, message: impl Into<String>) -> Diag {
+    pub(crate) fn at(offset: usize, message: impl Into<String>) -> Diag {
         Diag {
             offset,
             message: message.into(),
@@ -41,7 +41,7 @@ pub(crate) struct LineIndex<'t> {
 }
 
 impl<'t> LineIndex<'t> {
-    pub fn new(text: &'t str) -> Self {
+    pub(crate) fn new(text: &'t str) -> Self {
         let mut starts = vec![0];
         starts.extend(
             text.bytes()
@@ -53,7 +53,7 @@ impl<'t> LineIndex<'t> {
     }
 
     /// 1-based line and column (in characters) of byte `offset`.
-    pub fn pos(&self, offset: usize) -> Pos {
+    pub(crate) fn pos(&self, offset: usize) -> Pos {
         let offset = offset.min(self.text.len());
         let line = match self.starts.binary_search(&offset) {
             Ok(i) => i,
@@ -79,9 +79,9 @@ impl<'t> LineIndex<'t> {
 ///
 /// ```
 /// let text = "mutex m;\nprocess p[i in 0..2] { lock m; unlock m; }\ninit p;\n";
-/// let (program, warnings) = qpor::parse::proc::parse(text, "two.proc", &[]).unwrap();
+/// let (program, warnings) = qpor::program::parse(text, "two.proc", &[]).unwrap();
 /// assert!(warnings.is_empty());
-/// let err = qpor::parse::proc::parse("process p { lock m; }\ninit p;\n", "bad.proc", &[]).unwrap_err();
+/// let err = qpor::program::parse("process p { lock m; }\ninit p;\n", "bad.proc", &[]).unwrap_err();
 /// assert_eq!(err.to_string(), "bad.proc:1:18: unknown name `m`");
 /// # let _ = program;
 /// ```

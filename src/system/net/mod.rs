@@ -31,7 +31,6 @@ mod system;
 pub use components::Decomposition;
 pub use system::NetSystem;
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// Index of a place in [`Net::places`].
@@ -261,13 +260,4 @@ fn add_arc(arcs: &mut Vec<(PlaceId, u32)>, p: PlaceId, weight: u32) {
         Ok(i) => arcs[i].1 = arcs[i].1.saturating_add(weight),
         Err(i) => arcs.insert(i, (p, weight)),
     }
-}
-
-/// Looks places up by their file identifier (readers use it to resolve arc ends).
-pub fn place_index(net: &Net) -> HashMap<&str, PlaceId> {
-    net.places
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.id.as_str(), PlaceId(i as u32)))
-        .collect()
 }

@@ -27,25 +27,25 @@ pub(crate) struct ValTy {
 }
 
 impl ValTy {
-    pub const BOOL: ValTy = ValTy {
+    pub(crate) const BOOL: ValTy = ValTy {
         lo: 0,
         hi: 1,
         boolean: true,
     };
 
     /// The values of `int`: 2^32 of them, so that a value minus `lo` fits a `u32` local.
-    pub const INT: ValTy = ValTy {
+    pub(crate) const INT: ValTy = ValTy {
         lo: i32::MIN as i64,
         hi: i32::MAX as i64,
         boolean: false,
     };
 
-    pub fn contains(&self, v: i64) -> bool {
+    pub(crate) fn contains(&self, v: i64) -> bool {
         self.lo <= v && v <= self.hi
     }
 
     /// The type as the user would write it.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.boolean {
             "bool".to_string()
         } else if *self == ValTy::INT {
@@ -56,7 +56,7 @@ impl ValTy {
     }
 
     /// A value as the user would write it.
-    pub fn show(&self, v: i64) -> String {
+    pub(crate) fn show(&self, v: i64) -> String {
         if self.boolean {
             if v != 0 { "true" } else { "false" }.to_string()
         } else {
@@ -113,7 +113,7 @@ pub(crate) enum Expr {
 
 impl Expr {
     /// Whether the expression reads a shared variable.
-    pub fn reads_shared(&self) -> bool {
+    pub(crate) fn reads_shared(&self) -> bool {
         match self {
             Expr::Const(_) | Expr::Index | Expr::Local(_) => false,
             Expr::LocalElem { index, .. } => index.reads_shared(),
@@ -125,7 +125,7 @@ impl Expr {
 
     /// Whether the expression depends only on constants and the instance index, so that
     /// its value is known per instance before the program runs.
-    pub fn is_static(&self) -> bool {
+    pub(crate) fn is_static(&self) -> bool {
         match self {
             Expr::Const(_) | Expr::Index => true,
             Expr::Local(_) | Expr::LocalElem { .. } | Expr::Shared(_) | Expr::SharedElem { .. } => false,

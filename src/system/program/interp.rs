@@ -103,7 +103,7 @@ pub(crate) enum Flow {
 const INTERNAL: &str = "[qpor internal bug] a shared cell outside the step's touch set";
 
 impl<'p> Eval<'p> {
-    pub fn new(prog: &'p Program, inst: &Instance) -> Option<Self> {
+    pub(super) fn new(prog: &'p Program, inst: &Instance) -> Option<Self> {
         Some(Eval {
             prog,
             def: prog.defs.get(inst.def as usize)?,
@@ -135,7 +135,7 @@ impl<'p> Eval<'p> {
     }
 
     /// The component of cell `i` of shared variable `var`.
-    pub fn var_cell(&self, var: u32, i: Option<i64>) -> Result<CompId, String> {
+    pub(super) fn var_cell(&self, var: u32, i: Option<i64>) -> Result<CompId, String> {
         let d = self
             .prog
             .vars
@@ -144,7 +144,7 @@ impl<'p> Eval<'p> {
         Ok(CompId(d.base.0 + cell_offset(d.len, i, &d.name)?))
     }
 
-    pub fn expr(&self, e: &Expr, locals: &[i64], mem: &dyn Memory) -> Result<i64, String> {
+    pub(super) fn expr(&self, e: &Expr, locals: &[i64], mem: &dyn Memory) -> Result<i64, String> {
         match e {
             Expr::Const(v) => Ok(*v),
             Expr::Index => Ok(self.index),
@@ -177,7 +177,13 @@ impl<'p> Eval<'p> {
     }
 
     /// Stores `v` into `lv`, checking the declared range.
-    pub fn store(&self, lv: &LValue, v: i64, locals: &mut [i64], mem: &mut dyn Memory) -> Result<(), String> {
+    pub(super) fn store(
+        &self,
+        lv: &LValue,
+        v: i64,
+        locals: &mut [i64],
+        mem: &mut dyn Memory,
+    ) -> Result<(), String> {
         match lv {
             LValue::Local(s) => {
                 let info = self
@@ -247,7 +253,7 @@ impl<'p> Eval<'p> {
     }
 
     /// Runs a data operation (assign, branch, assert, reset, jump).
-    pub fn data(&self, op: &Op, locals: &mut [i64], mem: &mut dyn Memory) -> Result<Flow, String> {
+    pub(super) fn data(&self, op: &Op, locals: &mut [i64], mem: &mut dyn Memory) -> Result<Flow, String> {
         match &op.kind {
             OpKind::Assign { target, value } => {
                 let v = self.expr(value, locals, mem)?;
@@ -322,7 +328,7 @@ impl<'p> Eval<'p> {
     }
 
     /// The shared cells a data operation, a send or a receive touches, sorted and unique.
-    pub fn shared_cells(&self, op: &Op, locals: &[i64]) -> TouchSet {
+    pub(super) fn shared_cells(&self, op: &Op, locals: &[i64]) -> TouchSet {
         let mut out = TouchSet::new();
         match &op.kind {
             OpKind::Assign { target, value } => {
@@ -347,7 +353,7 @@ impl<'p> Eval<'p> {
     }
 
     /// The component of a mutex or semaphore cell (`sem` selects the table).
-    pub fn resource(&self, c: &CellRef, sem: bool, locals: &[i64]) -> Result<CompId, String> {
+    pub(super) fn resource(&self, c: &CellRef, sem: bool, locals: &[i64]) -> Result<CompId, String> {
         let table = if sem { &self.prog.sems } else { &self.prog.mutexes };
         let d = table
             .get(c.decl as usize)
@@ -357,7 +363,7 @@ impl<'p> Eval<'p> {
     }
 
     /// The component of the process instance a spawn or join names.
-    pub fn process(&self, c: &CellRef, locals: &[i64]) -> Result<CompId, String> {
+    pub(super) fn process(&self, c: &CellRef, locals: &[i64]) -> Result<CompId, String> {
         let d = self
             .prog
             .defs
@@ -382,7 +388,7 @@ impl<'p> Eval<'p> {
     }
 
     /// The global number of the channel cell a send or receive names.
-    pub fn channel(&self, c: &CellRef, locals: &[i64]) -> Result<u32, String> {
+    pub(super) fn channel(&self, c: &CellRef, locals: &[i64]) -> Result<u32, String> {
         let d = self
             .prog
             .chans

@@ -116,9 +116,9 @@ struct Explorer<'s, 'p> {
 /// states than allowed, or the net more transitions.
 ///
 /// ```
-/// use qpor::system::program::{to_net, ToNetOptions};
+/// use qpor::program::{to_net, ToNetOptions};
 /// let text = "mutex m;\nprocess p[i in 0..2] { lock m; unlock m; }\ninit p;\n";
-/// let (program, _) = qpor::parse::proc::parse(text, "two.proc", &[]).unwrap();
+/// let (program, _) = qpor::program::parse(text, "two.proc", &[]).unwrap();
 /// // Exactly the reachable local states: p[0] and p[1] before lock, before unlock, done;
 /// // m free, held by p[0], held by p[1]; two termination units of two places each.
 /// let exact = to_net(&program, &ToNetOptions::default().reachable_only(1000)).unwrap();

@@ -20,13 +20,13 @@
 //! both callbacks so that it can do that while the search runs.
 
 /// One column: the candidate conditions (ids, in increasing order) and how many to pick.
-pub type Column<'a> = (&'a [u32], usize);
+pub(crate) type Column<'a> = (&'a [u32], usize);
 
 /// Calls `found` with every way of choosing, for each column, `need` of its candidates in
 /// increasing position such that every two chosen conditions are `compatible`. The chosen
 /// conditions are passed column by column, in the order of `columns`. Stops at the first
 /// error `found` returns.
-pub fn search<E>(
+pub(crate) fn search<E>(
     columns: &[Column<'_>],
     compatible: &mut dyn FnMut(u32, u32) -> bool,
     found: &mut dyn FnMut(&[u32]) -> Result<(), E>,
@@ -41,7 +41,7 @@ pub fn search<E>(
 }
 
 /// How many candidate picks [`search_in`] tries between two calls of its `tick`.
-pub const TICK_PICKS: u32 = 4096;
+pub(crate) const TICK_PICKS: u32 = 4096;
 
 /// [`search`] with a state lent to both callbacks: `compatible` reads it, `found` may
 /// change it (create the event of the set just found, count it against a limit) before
@@ -54,7 +54,7 @@ pub const TICK_PICKS: u32 = 4096;
 /// `tick` is called once every [`TICK_PICKS`] candidate picks tried, so that a caller can
 /// end a long search (one that finds few sets, or none) at a deadline: its first error
 /// ends the search and is returned, like `found`'s.
-pub fn search_in<S: ?Sized, E>(
+pub(crate) fn search_in<S: ?Sized, E>(
     columns: &[Column<'_>],
     state: &mut S,
     mut compatible: impl FnMut(&S, u32, u32) -> bool,

@@ -28,19 +28,14 @@ const BITS: u32 = 4;
 
 /// A set of event ids (the empty set is [`History::EMPTY`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct History {
+pub(crate) struct History {
     node: u32,
     height: u8,
 }
 
 impl History {
     /// The empty set.
-    pub const EMPTY: History = History { node: 0, height: 0 };
-
-    /// Whether the set is empty.
-    pub fn is_empty(self) -> bool {
-        self.node == 0
-    }
+    pub(crate) const EMPTY: History = History { node: 0, height: 0 };
 }
 
 #[derive(Clone, Debug)]
@@ -60,7 +55,7 @@ struct Word {
 }
 
 /// The arena holding every history's nodes.
-pub struct Histories {
+pub(crate) struct Histories {
     inner: Vec<Inner>,
     words: Vec<Word>,
     free_inner: Vec<u32>,
@@ -110,7 +105,7 @@ fn digit(word: u32, h: u8) -> usize {
 
 impl Histories {
     /// An empty arena.
-    pub fn new() -> Histories {
+    pub(crate) fn new() -> Histories {
         // Index 0 of each arena is the empty node; it is never freed.
         Histories {
             inner: vec![Inner {
@@ -133,12 +128,12 @@ impl Histories {
     }
 
     /// Bytes held by live nodes.
-    pub fn live_bytes(&self) -> usize {
+    pub(crate) fn live_bytes(&self) -> usize {
         self.live_inner * std::mem::size_of::<Inner>() + self.live_words * std::mem::size_of::<Word>()
     }
 
     /// Number of ids in `h`.
-    pub fn size(&self, h: History) -> u32 {
+    pub(crate) fn size(&self, h: History) -> u32 {
         match (h.node, h.height) {
             (0, _) => 0,
             (n, 0) => self.words[n as usize].size,
@@ -147,7 +142,7 @@ impl Histories {
     }
 
     /// Wrapping sum of the weights of the ids in `h`.
-    pub fn hash(&self, h: History) -> u64 {
+    pub(crate) fn hash(&self, h: History) -> u64 {
         match (h.node, h.height) {
             (0, _) => 0,
             (n, 0) => self.words[n as usize].hash,
@@ -156,7 +151,7 @@ impl Histories {
     }
 
     /// Whether `id` ∈ `h`.
-    pub fn contains(&self, h: History, id: u32) -> bool {
+    pub(crate) fn contains(&self, h: History, id: u32) -> bool {
         let w = id >> 6;
         if h.node == 0 || w as u64 >= capacity_words(h.height) {
             return false;
@@ -174,7 +169,7 @@ impl Histories {
     }
 
     /// Adds an external reference to `h`.
-    pub fn retain(&mut self, h: History) {
+    pub(crate) fn retain(&mut self, h: History) {
         match (h.node, h.height) {
             (0, _) => {}
             (n, 0) => self.words[n as usize].refs += 1,
@@ -183,7 +178,7 @@ impl Histories {
     }
 
     /// Drops an external reference to `h`, freeing what nobody else holds.
-    pub fn release(&mut self, h: History) {
+    pub(crate) fn release(&mut self, h: History) {
         if h.node == 0 {
             return;
         }
@@ -282,7 +277,7 @@ impl Histories {
     }
 
     /// `h` ∪ {id}; the result carries no external reference (retain it to keep it).
-    pub fn insert(&mut self, h: History, id: u32, weight: u64) -> History {
+    pub(crate) fn insert(&mut self, h: History, id: u32, weight: u64) -> History {
         if self.contains(h, id) {
             return h;
         }
@@ -318,7 +313,7 @@ impl Histories {
 
     /// `a` ∪ `b`, sharing every subtree it can; `weight` gives the weight of an id. The
     /// result carries no external reference of its own.
-    pub fn union(&mut self, a: History, b: History, weight: &dyn Fn(u32) -> u64) -> History {
+    pub(crate) fn union(&mut self, a: History, b: History, weight: &dyn Fn(u32) -> u64) -> History {
         if a.node == 0 {
             return b;
         }
@@ -383,7 +378,7 @@ impl Histories {
 
     /// Calls `f` on every id of `a` \ `b`, in increasing order, skipping shared
     /// subtrees; stops when `f` returns `true` and then returns `true`.
-    pub fn for_each_minus(&self, a: History, b: History, f: &mut dyn FnMut(u32) -> bool) -> bool {
+    pub(crate) fn for_each_minus(&self, a: History, b: History, f: &mut dyn FnMut(u32) -> bool) -> bool {
         if a.node == 0 {
             return false;
         }
@@ -392,7 +387,7 @@ impl Histories {
     }
 
     /// Calls `f` on every id of `a`, in increasing order (see [`Histories::for_each_minus`]).
-    pub fn for_each(&self, a: History, f: &mut dyn FnMut(u32) -> bool) -> bool {
+    pub(crate) fn for_each(&self, a: History, f: &mut dyn FnMut(u32) -> bool) -> bool {
         self.for_each_minus(a, History::EMPTY, f)
     }
 

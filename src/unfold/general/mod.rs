@@ -45,13 +45,13 @@
 //! table), `extensions` (the co-set searches for en(C) and cex(C)) and `unfolding`
 //! (the [`super::Unfolding`] implementation), over [`net`], [`history`] and [`coset`].
 
-pub mod coset;
+pub(crate) mod coset;
 mod cut;
 mod cutoffs;
 mod events;
 mod extensions;
-pub mod history;
-pub mod net;
+pub(crate) mod history;
+pub(crate) mod net;
 mod unfolding;
 
 use super::cutoff::{CutoffMode, HistoryShape};
@@ -233,7 +233,7 @@ impl GeneralUnfolding {
 
     /// Sets the instant after which [`super::Unfolding::enabled`] and
     /// [`super::Unfolding::add_conflicting_extensions`] give up with [`UnfoldError::TimeLimit`]
-    /// (`None`: never). The clock is read every [`coset::TICK_PICKS`] picks of a co-set
+    /// (`None`: never). The clock is read every `TICK_PICKS` picks of a co-set
     /// search and every `EVENTS_PER_CLOCK_CHECK` (1024) events made, so one long search (cex(C)
     /// is NP-complete on non-safe nets) ends soon after the deadline; the events made so
     /// far stay.

@@ -26,7 +26,7 @@ use crate::system::net::Net;
 use smallvec::SmallVec;
 
 /// Arcs (place, weight), sorted by place.
-pub type Arcs = SmallVec<[(u32, u32); 4]>;
+pub(crate) type Arcs = SmallVec<[(u32, u32); 4]>;
 
 /// The effective structure of a net for token-level unfolding.
 #[derive(Clone, Debug)]
@@ -55,7 +55,7 @@ pub struct TokenNet {
 
 /// splitmix64's finaliser: a fixed, well-spread hash of a 64-bit key (fixed seed, so
 /// markings hash the same in every run).
-pub fn mix(x: u64) -> u64 {
+pub(crate) fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -176,11 +176,11 @@ fn add(arcs: &mut Arcs, p: u32, w: u32) {
 /// A marking change as a sparse vector: (place, change) for every place whose count
 /// differs from the initial marking, sorted by place. Two local configurations have the
 /// same marking iff their deltas are equal.
-pub type MarkingDelta = Vec<(u32, i32)>;
+pub(crate) type MarkingDelta = Vec<(u32, i32)>;
 
 /// Collects the nonzero entries of `delta` named in `touched` into a sorted sparse
 /// vector and clears them (and `touched`) for the next use.
-pub fn take_delta(delta: &mut [i64], touched: &mut Vec<u32>) -> MarkingDelta {
+pub(crate) fn take_delta(delta: &mut [i64], touched: &mut Vec<u32>) -> MarkingDelta {
     touched.sort_unstable();
     touched.dedup();
     let mut out = Vec::new();

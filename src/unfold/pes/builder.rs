@@ -65,7 +65,7 @@ type CausalityGraph = DiGraph<(), ()>;
 /// Collects events, relations and sets, then checks and closes them into a [`Pes`].
 ///
 /// ```
-/// use qpor::unfold::pes::{PesBuilder, PesOptions};
+/// use qpor::unfolding::{PesBuilder, PesOptions};
 /// let mut b = PesBuilder::new();
 /// let a = b.event("a", Some("x1=1".into())).unwrap();
 /// let c = b.event("c", None).unwrap();

@@ -14,8 +14,8 @@
 //! - `effects[e]` is the strict future of e: `b ∈ effects[a]` iff `a ∈ causes[b]`.
 //! - `conflicts` is symmetric, irreflexive and inherited.
 
-pub mod builder;
-pub mod unfolding;
+pub(crate) mod builder;
+pub(crate) mod unfolding;
 
 pub use builder::{PesBuilder, PesError, PesOptions};
 pub use unfolding::PesUnfolding;

@@ -26,9 +26,9 @@ use fixedbitset::FixedBitSet;
 /// A [`Pes`] with a current configuration, seen through the [`Unfolding`] trait.
 ///
 /// ```
-/// use qpor::qpor::alt::{alternative, AltMode, AltScratch, AltStats};
-/// use qpor::unfold::pes::{PesBuilder, PesEventId, PesOptions, PesUnfolding};
-/// use qpor::unfold::EventId;
+/// use qpor::engines::qpor::{alternative, AltMode, AltScratch, AltStats};
+/// use qpor::unfolding::{PesBuilder, PesEventId, PesOptions, PesUnfolding};
+/// use qpor::unfolding::EventId;
 /// // (x1 | x2) & -x1: a1/b1 say x1 = 1/0, d1 and d2 are the clauses.
 /// let mut b = PesBuilder::new();
 /// let [a1, b1, a2, b2, d1, d2] = ["a1", "b1", "a2", "b2", "d1", "d2"].map(|n| b.event(n, None).unwrap());

@@ -58,7 +58,7 @@ mod order;
 mod pop;
 mod queue;
 
-pub use order::compare_sparse;
+pub(crate) use order::compare_sparse;
 
 use super::keys::{FoataForm, Interner};
 use super::{Condition, Prefix};
@@ -70,12 +70,12 @@ use std::time::{Duration, Instant};
 
 /// A condition label as the backend sees it: (place or component, value). For tokens of a
 /// net the value is 0; for local states of components it is the local state.
-pub type Label = (u32, u32);
+pub(crate) type Label = (u32, u32);
 
 /// A possible extension found by a backend: an action, its preset (condition ids, sorted)
 /// and the labels of the conditions it produces.
 #[derive(Clone, Debug)]
-pub struct Extension {
+pub(crate) struct Extension {
     /// The action (transition index for nets).
     pub action: u32,
     /// The preset, sorted.
@@ -85,24 +85,24 @@ pub struct Extension {
 }
 
 /// What the builder knows of the conditions so far, for the backend's searches.
-pub struct Conditions<'a> {
+pub(crate) struct Conditions<'a> {
     labels: &'a [Label],
     co: &'a [Vec<u32>],
 }
 
 impl Conditions<'_> {
     /// The label of condition `c`.
-    pub fn label(&self, c: u32) -> Label {
+    pub(crate) fn label(&self, c: u32) -> Label {
         self.labels[c as usize]
     }
 
     /// The conditions concurrent with `c` (sorted).
-    pub fn co(&self, c: u32) -> &[u32] {
+    pub(crate) fn co(&self, c: u32) -> &[u32] {
         &self.co[c as usize]
     }
 
     /// Whether `a` co `b`.
-    pub fn concurrent(&self, a: u32, b: u32) -> bool {
+    pub(crate) fn concurrent(&self, a: u32, b: u32) -> bool {
         let (x, y) = if self.co[a as usize].len() <= self.co[b as usize].len() {
             (a, b)
         } else {
@@ -113,7 +113,7 @@ impl Conditions<'_> {
 }
 
 /// A backend's view of the conditions and events of its unfolding.
-pub trait Semantics {
+pub(crate) trait Semantics {
     /// Labels of the initial conditions.
     fn initial(&self) -> Vec<Label>;
     /// Extensions with an empty preset (enabled everywhere).
@@ -387,7 +387,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             co_entries: self.co_entries,
             seconds: self.start.elapsed().as_secs_f64(),
             bytes: self.bytes(),
-            peak_rss_bytes: crate::check::peak_rss_bytes(),
+            peak_rss_bytes: crate::engine::peak_rss_bytes(),
         };
         PrefixOutcome {
             prefix: self.prefix,
@@ -399,7 +399,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
 }
 
 /// Builds the complete finite prefix of the unfolding `sem` describes.
-pub fn build<M: Semantics + ?Sized>(
+pub(crate) fn build<M: Semantics + ?Sized>(
     sem: &mut M,
     opts: &PrefixOptions,
     backend: &'static str,

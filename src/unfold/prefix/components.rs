@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// The component view of a system for the prefix builder.
-pub struct Components<'s, S: System + ?Sized> {
+pub(crate) struct Components<'s, S: System + ?Sized> {
     sys: &'s S,
     anchored: FxHashMap<Label, Vec<Step>>,
     steps: Vec<Step>,
@@ -26,7 +26,7 @@ pub struct Components<'s, S: System + ?Sized> {
 
 impl<'s, S: System + ?Sized> Components<'s, S> {
     /// The view of `sys`.
-    pub fn new(sys: &'s S) -> Self {
+    pub(crate) fn new(sys: &'s S) -> Self {
         Components {
             sys,
             anchored: FxHashMap::default(),

@@ -12,7 +12,7 @@ use crate::unfold::general::net::TokenNet;
 use smallvec::SmallVec;
 
 /// The token-level view of a net for the prefix builder.
-pub struct Tokens<'n> {
+pub(crate) struct Tokens<'n> {
     net: &'n Net,
     tn: TokenNet,
 }
@@ -20,7 +20,7 @@ pub struct Tokens<'n> {
 impl<'n> Tokens<'n> {
     /// The view of `net` (read arcs as self-loops, sources on virtual places: see
     /// [`TokenNet`]).
-    pub fn new(net: &'n Net) -> Tokens<'n> {
+    pub(crate) fn new(net: &'n Net) -> Tokens<'n> {
         Tokens {
             net,
             tn: TokenNet::new(net),

@@ -53,7 +53,7 @@ mod events;
 mod footprint;
 mod relations;
 mod siblings;
-pub mod summary;
+pub(crate) mod summary;
 mod trees;
 mod unfolding;
 
@@ -330,7 +330,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
 }
 
 /// Whether `sys` can be unfolded by this backend (it lists anchored steps).
-pub fn supports<S: System + ?Sized>(sys: &S) -> bool {
+pub(crate) fn supports<S: System + ?Sized>(sys: &S) -> bool {
     let mut v = Vec::new();
     sys.anchored_steps(CompId(0), Local(0), &mut v) || sys.num_components() == 0
 }

@@ -35,11 +35,11 @@ const BITS: u32 = 3;
 
 /// A trie root; [`Summary::EMPTY`] is the empty map (the empty configuration).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct Summary(u32);
+pub(crate) struct Summary(u32);
 
 impl Summary {
     /// The empty summary.
-    pub const EMPTY: Summary = Summary(0);
+    pub(crate) const EMPTY: Summary = Summary(0);
 }
 
 #[derive(Clone, Debug)]
@@ -52,7 +52,7 @@ struct Node {
 
 /// What a leaf contributes to the cached sums of the nodes above it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LeafWeight {
+pub(crate) struct LeafWeight {
     /// Added (wrapping) to the state hash.
     pub hash: u64,
     /// Added to the size count.
@@ -60,7 +60,7 @@ pub struct LeafWeight {
 }
 
 /// The arena of trie nodes.
-pub struct Tries {
+pub(crate) struct Tries {
     nodes: Vec<Node>,
     free: Vec<u32>,
     levels: u32,
@@ -70,7 +70,7 @@ pub struct Tries {
 
 impl Tries {
     /// An arena for summaries over `components` components.
-    pub fn new(components: usize) -> Tries {
+    pub(crate) fn new(components: usize) -> Tries {
         let mut levels = 1;
         while (FANOUT as u64).pow(levels) < components.max(1) as u64 {
             levels += 1;
@@ -91,17 +91,12 @@ impl Tries {
     }
 
     /// Number of live nodes.
-    pub fn live_nodes(&self) -> usize {
+    pub(crate) fn live_nodes(&self) -> usize {
         self.live
     }
 
-    /// Highest number of live nodes so far.
-    pub fn peak_nodes(&self) -> usize {
-        self.peak
-    }
-
     /// Bytes of one node.
-    pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
+    pub(crate) const NODE_BYTES: usize = std::mem::size_of::<Node>();
 
     fn digit(&self, c: u32, level: u32) -> usize {
         let shift = BITS * (self.levels - 1 - level);
@@ -109,7 +104,7 @@ impl Tries {
     }
 
     /// The event stored for `c`, if any.
-    pub fn get(&self, root: Summary, c: CompId) -> Option<u32> {
+    pub(crate) fn get(&self, root: Summary, c: CompId) -> Option<u32> {
         let mut at = root.0;
         for level in 0..self.levels {
             if at == 0 {
@@ -124,24 +119,24 @@ impl Tries {
     }
 
     /// Hash sum of the summary's leaves.
-    pub fn hash(&self, root: Summary) -> u64 {
+    pub(crate) fn hash(&self, root: Summary) -> u64 {
         self.nodes[root.0 as usize].hash
     }
 
     /// Size sum of the summary's leaves.
-    pub fn size(&self, root: Summary) -> u64 {
+    pub(crate) fn size(&self, root: Summary) -> u64 {
         self.nodes[root.0 as usize].size
     }
 
     /// Adds an external reference to `root`.
-    pub fn retain(&mut self, root: Summary) {
+    pub(crate) fn retain(&mut self, root: Summary) {
         if root.0 != 0 {
             self.nodes[root.0 as usize].refs += 1;
         }
     }
 
     /// Drops an external reference to `root`, freeing what nobody else holds.
-    pub fn release(&mut self, root: Summary) {
+    pub(crate) fn release(&mut self, root: Summary) {
         if root.0 == 0 {
             return;
         }
@@ -214,7 +209,7 @@ impl Tries {
 
     /// The summary `root` with `c ↦ event` for every pair of `entries` (sorted by
     /// component). The result carries no external reference: retain it to keep it.
-    pub fn set_all(
+    pub(crate) fn set_all(
         &mut self,
         root: Summary,
         entries: &[(CompId, u32)],
@@ -304,7 +299,7 @@ impl Tries {
     /// The union of two summaries; where both map a component, `pick` chooses which event
     /// to keep. Subtrees equal in both, or empty in one, are shared. The result carries no
     /// external reference of its own unless it is `a` or `b`.
-    pub fn merge(
+    pub(crate) fn merge(
         &mut self,
         a: Summary,
         b: Summary,
@@ -389,7 +384,7 @@ impl Tries {
     /// Calls `f(c, in_a, in_b)` for every component whose entries differ between `a` and
     /// `b`, in increasing order, skipping shared subtrees; stops early when `f` returns
     /// `true`, and then returns `true`.
-    pub fn diff(
+    pub(crate) fn diff(
         &self,
         a: Summary,
         b: Summary,
@@ -432,7 +427,7 @@ impl Tries {
     }
 
     /// Calls `f(c, event)` for every entry of `root`, in increasing component order.
-    pub fn for_each(&self, root: Summary, f: &mut dyn FnMut(CompId, u32)) {
+    pub(crate) fn for_each(&self, root: Summary, f: &mut dyn FnMut(CompId, u32)) {
         self.diff(root, Summary::EMPTY, &mut |c, x, _| {
             if let Some(x) = x {
                 f(c, x);

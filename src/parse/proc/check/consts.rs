@@ -8,7 +8,7 @@ use crate::system::program::{Expr, ValTy};
 
 impl Front<'_> {
     /// Evaluates a constant expression (consts and params declared before it only).
-    pub fn const_value(&self, e: &ast::Expr) -> Result<(i64, Ty), Diag> {
+    pub(crate) fn const_value(&self, e: &ast::Expr) -> Result<(i64, Ty), Diag> {
         let (x, ty) = self.expr(e, None)?;
         match x {
             Expr::Const(v) => Ok((v, ty)),
@@ -17,7 +17,7 @@ impl Front<'_> {
     }
 
     /// Evaluates a constant int expression.
-    pub fn const_int(&self, e: &ast::Expr) -> Result<i64, Diag> {
+    pub(crate) fn const_int(&self, e: &ast::Expr) -> Result<i64, Diag> {
         match self.const_value(e)? {
             (v, Ty::Int) => Ok(v),
             (_, Ty::Bool) => Err(Diag::at(e.span.start, "expected an int here, found a bool")),
@@ -25,7 +25,7 @@ impl Front<'_> {
     }
 
     /// An inclusive `(lo, hi)` from `lo..hi` or `lo..=hi`; `hi < lo` means empty.
-    pub fn const_range(&self, r: &ast::Range) -> Result<(i64, i64), Diag> {
+    pub(crate) fn const_range(&self, r: &ast::Range) -> Result<(i64, i64), Diag> {
         let lo = self.const_int(&r.lo)?;
         let hi = self.const_int(&r.hi)?;
         let hi = if r.inclusive {
@@ -39,7 +39,7 @@ impl Front<'_> {
 
     /// The value type a declaration names; a range must be non-empty and hold at most
     /// 2^32 values.
-    pub fn value_type(&self, t: &TypeSpec, span: Span) -> Result<ValTy, Diag> {
+    pub(crate) fn value_type(&self, t: &TypeSpec, span: Span) -> Result<ValTy, Diag> {
         Ok(match t {
             TypeSpec::Bool => ValTy::BOOL,
             TypeSpec::Int => ValTy::INT,
@@ -66,7 +66,7 @@ impl Front<'_> {
     }
 
     /// The declared size of an array, `None` for a scalar.
-    pub fn array_size(&self, n: &ast::DeclName) -> Result<Option<u32>, Diag> {
+    pub(crate) fn array_size(&self, n: &ast::DeclName) -> Result<Option<u32>, Diag> {
         match &n.size {
             None => Ok(None),
             Some(e) => {
@@ -92,7 +92,7 @@ impl Front<'_> {
     }
 
     /// The offset of instance `k` of process `d`, or an error at `span`.
-    pub fn instance_offset(&self, d: u32, k: i64, span: Span) -> Result<u32, Diag> {
+    pub(crate) fn instance_offset(&self, d: u32, k: i64, span: Span) -> Result<u32, Diag> {
         let p = &self.procs[d as usize];
         let lo = p.index.as_ref().map(|(_, lo)| *lo).unwrap_or(0);
         let off = k as i128 - lo as i128;
@@ -110,7 +110,7 @@ impl Front<'_> {
     }
 
     /// The default value of a variable without initialiser: 0 (false) when in range.
-    pub fn default_value(ty: &ValTy) -> i64 {
+    pub(crate) fn default_value(ty: &ValTy) -> i64 {
         if ty.contains(0) {
             0
         } else {

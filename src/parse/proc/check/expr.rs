@@ -10,7 +10,7 @@ impl Front<'_> {
     /// Lowers and type-checks an expression; `scope` is `None` in constant contexts.
     /// Constant sub-expressions are folded, so a provably failing one (a division by zero,
     /// an overflow, a constant index out of range) is an error here, not a run-time fault.
-    pub fn expr(&self, e: &ast::Expr, scope: Option<&Scope>) -> Result<(Expr, Ty), Diag> {
+    pub(crate) fn expr(&self, e: &ast::Expr, scope: Option<&Scope>) -> Result<(Expr, Ty), Diag> {
         match &e.kind {
             ExprKind::Int(v) => Ok((Expr::Const(*v), Ty::Int)),
             ExprKind::Bool(b) => Ok((Expr::Const(*b as i64), Ty::Bool)),
@@ -194,7 +194,7 @@ impl Front<'_> {
     /// Lowers the index of an array of `len` cells called `name`. `selects` says whether the
     /// index picks a component (a shared cell, a mutex, …), which must not depend on shared
     /// data, because a process's locals must decide what its next step touches.
-    pub fn index_of(
+    pub(crate) fn index_of(
         &self,
         idx: &ast::Expr,
         scope: &Scope,

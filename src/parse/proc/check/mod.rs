@@ -41,7 +41,7 @@ pub(super) enum Ty {
 }
 
 impl Ty {
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Ty::Int => "int",
             Ty::Bool => "bool",
@@ -49,14 +49,14 @@ impl Ty {
     }
 
     /// The type's name with its article: "an int", "a bool".
-    pub fn a(self) -> &'static str {
+    pub(super) fn a(self) -> &'static str {
         match self {
             Ty::Int => "an int",
             Ty::Bool => "a bool",
         }
     }
 
-    pub fn of(v: &ValTy) -> Ty {
+    pub(super) fn of(v: &ValTy) -> Ty {
         if v.boolean {
             Ty::Bool
         } else {
@@ -77,7 +77,7 @@ pub(super) enum Global {
 }
 
 impl Global {
-    pub fn what(&self) -> &'static str {
+    pub(super) fn what(&self) -> &'static str {
         match self {
             Global::Const { param: false, .. } => "a constant",
             Global::Const { param: true, .. } => "a parameter",

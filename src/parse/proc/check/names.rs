@@ -8,7 +8,7 @@ use super::{Front, Global};
 impl Front<'_> {
     /// Pass 1: every global name with where it is declared; a name declared twice is an
     /// error.
-    pub fn collect_names(&mut self, file: &ast::File) -> Result<(), Diag> {
+    pub(crate) fn collect_names(&mut self, file: &ast::File) -> Result<(), Diag> {
         for at in &file.items {
             let mut names: Vec<&ast::Ident> = Vec::new();
             match &at.item {
@@ -31,7 +31,7 @@ impl Front<'_> {
     }
 
     /// "`x` is already declared at l:c", for a second declaration of `name` at `span`.
-    pub fn already(&self, name: &str, span: Span) -> Diag {
+    pub(crate) fn already(&self, name: &str, span: Span) -> Diag {
         match self.declared.get(name) {
             Some(prev) => {
                 let p = self.lines.pos(prev.start);
@@ -47,7 +47,7 @@ impl Front<'_> {
     /// The global called `name`, `None` if there is none (the caller looks at locals first).
     /// A global declared later in the file than where it is needed in a constant context
     /// is an error of its own.
-    pub fn global(&self, name: &str, span: Span) -> Result<Option<Global>, Diag> {
+    pub(crate) fn global(&self, name: &str, span: Span) -> Result<Option<Global>, Diag> {
         match self.globals.get(name) {
             Some(g) => Ok(Some(*g)),
             None => match self.declared.get(name) {
@@ -67,12 +67,12 @@ impl Front<'_> {
     }
 
     /// "unknown name `x`".
-    pub fn unknown(&self, name: &str, span: Span) -> Diag {
+    pub(crate) fn unknown(&self, name: &str, span: Span) -> Diag {
         Diag::at(span.start, format!("unknown name `{name}`"))
     }
 
     /// The source text of a span on one line, shortened, for messages and action names.
-    pub fn snippet(&self, span: Span) -> String {
+    pub(crate) fn snippet(&self, span: Span) -> String {
         let raw = self.text.get(span.start..span.end).unwrap_or("");
         let mut s = String::new();
         let mut space = false;

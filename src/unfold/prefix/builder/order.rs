@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 /// Compares sparse Parikh vectors as sorted words (the order of [`crate::unfold::cutoff::compare_parikh`]: at the
 /// first action where the counts differ, more occurrences is smaller; a proper prefix is
 /// smaller).
-pub fn compare_sparse(a: &[(u32, u32)], b: &[(u32, u32)]) -> Ordering {
+pub(crate) fn compare_sparse(a: &[(u32, u32)], b: &[(u32, u32)]) -> Ordering {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let ((ta, ka), (tb, kb)) = (a[i], b[j]);

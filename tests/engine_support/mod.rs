@@ -1,0 +1,35 @@
+//! The engines run on a component system or a net with the options of `qpor check`, for
+//! the test files that compare them: each call gets a budget of the options' time limit.
+#![allow(dead_code)] // each test file uses some of these
+
+use qpor::engines::{explicit, qpor as por};
+use qpor::net::Net;
+use qpor::{Budget, CheckOptions, EngineError, ModelError, Observer, Report, System};
+
+/// QPOR on the program-like unfolding of `sys`.
+pub fn check_qpor<S: System + ?Sized>(
+    sys: &S,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+) -> Result<Report, EngineError> {
+    let budget = Budget::new(opts.time_limit);
+    por::check_system(sys, &opts.qpor(), &budget, observer, &mut por::NoTree)
+}
+
+/// QPOR on the general unfolding (branching process) of `net`.
+pub fn check_general(
+    net: &Net,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+) -> Result<Report, EngineError> {
+    por::check_net(net, &opts.qpor(), &Budget::new(opts.time_limit), observer)
+}
+
+/// The explicit-state search on `sys`: the oracle.
+pub fn explicit_check<S: System + ?Sized>(
+    sys: &S,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+) -> Result<Report, ModelError> {
+    explicit::search(sys, &opts.explicit(), &Budget::new(opts.time_limit), observer)
+}
