@@ -341,17 +341,16 @@ mod tests {
         net
     }
 
+    /// The search on `net` with one component per place.
+    fn run(net: &Net, opts: &ExplicitOptions) -> Report {
+        let sys = NetSystem::new(net, Decomposition::Places).unwrap();
+        search(&sys, opts, &Budget::unlimited(), &mut Silent).unwrap()
+    }
+
     #[test]
     fn counts_every_marking_and_finds_the_deadlock_last() {
         let net = independent(5);
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let r = search(
-            &sys,
-            &ExplicitOptions::default(),
-            &Budget::unlimited(),
-            &mut Silent,
-        )
-        .unwrap();
+        let r = run(&net, &ExplicitOptions::default());
         assert_eq!(r.verdict, Verdict::Deadlock);
         assert_eq!(r.stats.get("states"), Some(32));
         assert_eq!(
@@ -365,14 +364,7 @@ mod tests {
     #[test]
     fn state_limit_makes_the_run_inconclusive() {
         let net = independent(6);
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let r = search(
-            &sys,
-            &ExplicitOptions::default().max_states(10),
-            &Budget::unlimited(),
-            &mut Silent,
-        )
-        .unwrap();
+        let r = run(&net, &ExplicitOptions::default().max_states(10));
         assert_eq!(r.verdict, Verdict::Inconclusive);
         assert_eq!(r.stopped, Some(StopReason::StateLimit(10)));
     }
@@ -388,14 +380,7 @@ mod tests {
         let u = net.add_transition("back", None);
         net.add_pre(u, q, 1);
         net.add_post(u, p, 1);
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let r = search(
-            &sys,
-            &ExplicitOptions::default(),
-            &Budget::unlimited(),
-            &mut Silent,
-        )
-        .unwrap();
+        let r = run(&net, &ExplicitOptions::default());
         assert_eq!(r.verdict, Verdict::NoDeadlock);
         assert_eq!(r.stats.get("states"), Some(2));
         assert!(r.findings.is_empty());
