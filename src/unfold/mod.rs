@@ -211,3 +211,19 @@ fn sort_dedup_from(out: &mut Vec<EventId>, start: usize) {
     }
     out.truncate(kept);
 }
+
+/// Pops the last event of a backend's configuration C: [`Unfolding::pop`] on an empty C is
+/// a bug of the engine driving it.
+fn pop_config(config: &mut Vec<EventId>) -> EventId {
+    config
+        .pop()
+        .expect("[qpor internal bug] pop from the empty configuration")
+}
+
+/// The ids of the live slots of an event arena, given whether each slot is alive.
+fn live_ids(alive: impl Iterator<Item = bool>) -> impl Iterator<Item = EventId> {
+    alive
+        .enumerate()
+        .filter(|(_, a)| *a)
+        .map(|(i, _)| EventId(i as u32))
+}

@@ -306,16 +306,21 @@ pub fn write_tree<W: Write>(
 mod test {
     use super::*;
 
-    /// Root → left a0 → leaf; back, alternative → right → left a1 → leaf (SSB); up twice.
-    fn small() -> TreeRecorder {
-        let mut t = TreeRecorder::new(None);
+    /// Root → left a0 → leaf; back, alternative → right → left a1 → leaf `last`.
+    fn record(t: &mut TreeRecorder, last: LeafKind) {
         t.left(EventId(0), ActionId(0));
         t.left(EventId(1), ActionId(1));
         t.leaf(LeafKind::Termination);
         t.up(1);
         t.right(0, EventId(0), &[EventId(2)]);
         t.left(EventId(2), ActionId(2));
-        t.leaf(LeafKind::Ssb);
+        t.leaf(last);
+    }
+
+    /// The tree of [`record`] ending in an SSB, then up twice.
+    fn small() -> TreeRecorder {
+        let mut t = TreeRecorder::new(None);
+        record(&mut t, LeafKind::Ssb);
         t.up(0);
         t
     }
@@ -344,13 +349,7 @@ mod test {
     #[test]
     fn recorder_limit_keeps_a_rooted_subtree_and_counts_the_rest() {
         let mut t = TreeRecorder::new(Some(3));
-        t.left(EventId(0), ActionId(0));
-        t.left(EventId(1), ActionId(1));
-        t.leaf(LeafKind::Termination);
-        t.up(1);
-        t.right(0, EventId(0), &[EventId(2)]);
-        t.left(EventId(2), ActionId(2));
-        t.leaf(LeafKind::Deadlock);
+        record(&mut t, LeafKind::Deadlock);
         assert_eq!(t.nodes().len(), 3);
         assert_eq!(t.calls(), 5);
         assert_eq!(t.leaves(LeafKind::Deadlock), 1);

@@ -277,11 +277,7 @@ impl GeneralUnfolding {
 
     /// Iteration over the live events, for tests.
     pub fn live_events(&self) -> impl Iterator<Item = EventId> + '_ {
-        self.events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.alive)
-            .map(|(i, _)| EventId(i as u32))
+        crate::unfold::live_ids(self.events.iter().map(|e| e.alive))
     }
 
     /// |\[e\]|.

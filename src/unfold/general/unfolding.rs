@@ -51,10 +51,7 @@ impl Unfolding for GeneralUnfolding {
     }
 
     fn pop(&mut self) -> EventId {
-        let e = self
-            .config
-            .pop()
-            .expect("[qpor internal bug] pop from the empty configuration");
+        let e = crate::unfold::pop_config(&mut self.config);
         for i in (0..self.ev(e).postset.len()).rev() {
             let b = self.ev(e).postset[i];
             let p = self.cond(b).place;

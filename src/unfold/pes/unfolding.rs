@@ -136,10 +136,7 @@ impl Unfolding for PesUnfolding<'_> {
     }
 
     fn pop(&mut self) -> EventId {
-        let e = self
-            .config
-            .pop()
-            .expect("[qpor internal bug] pop from the empty configuration");
+        let e = crate::unfold::pop_config(&mut self.config);
         self.in_config.remove(e.index());
         self.state[e.index()] = Local(0);
         for f in self.pes.conflicts(id(e)).ones() {

@@ -264,11 +264,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
 
     /// Iteration over the live events, for export and tests.
     pub fn live_events(&self) -> impl Iterator<Item = EventId> + '_ {
-        self.events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.alive)
-            .map(|(i, _)| EventId(i as u32))
+        crate::unfold::live_ids(self.events.iter().map(|e| e.alive))
     }
 
     /// The predecessors of `e`, one per touched component (NONE for ⊥).

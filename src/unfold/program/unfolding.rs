@@ -73,10 +73,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
     }
 
     fn pop(&mut self) -> EventId {
-        let e = self
-            .config
-            .pop()
-            .expect("[qpor internal bug] pop from the empty configuration");
+        let e = crate::unfold::pop_config(&mut self.config);
         let s = self.config_summaries.pop().unwrap();
         self.tries.release(s);
         for i in 0..self.events[e.index()].nodes.len() {
