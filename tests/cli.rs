@@ -10,6 +10,11 @@ fn qpor(args: &[&str]) -> Output {
         .expect("the qpor binary runs")
 }
 
+/// `qpor` with the arguments of `line`, split at spaces (none of them holds one).
+fn qpor_line(line: &str) -> Output {
+    qpor(&line.split(' ').collect::<Vec<_>>())
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -44,13 +49,7 @@ fn ordered_philosophers_exit_0() {
 
 #[test]
 fn check_json_has_the_documented_shape() {
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "explicit",
-        "--json",
-        "models/nets/philosophers-5.ll_net",
-    ]);
+    let o = qpor_line("check --engine explicit --json models/nets/philosophers-5.ll_net");
     assert_eq!(o.status.code(), Some(1));
     let v = json(&o);
     assert_eq!(v["verdict"], "deadlock");
@@ -62,13 +61,7 @@ fn check_json_has_the_documented_shape() {
     assert!(v["stats"]["peak_rss_bytes"].as_u64().unwrap() > 0);
     assert_eq!(v["findings"][0]["kind"], "deadlock");
 
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "explicit",
-        "--json",
-        "models/nets/token-ring-5.pnml",
-    ]);
+    let o = qpor_line("check --engine explicit --json models/nets/token-ring-5.pnml");
     assert_eq!(o.status.code(), Some(0));
     let v = json(&o);
     assert_eq!(v["verdict"], "no-deadlock");
@@ -98,17 +91,7 @@ fn qpor_is_the_default_engine_with_its_own_statistics() {
     ] {
         assert!(v["stats"].get(field).is_some(), "stats.{field} missing");
     }
-    let o = qpor(&[
-        "check",
-        "--json",
-        "--optimal",
-        "--cutoff",
-        "none",
-        "--all",
-        "models/proc/ssbexp.proc",
-        "-D",
-        "K=4",
-    ]);
+    let o = qpor_line("check --json --optimal --cutoff none --all models/proc/ssbexp.proc -D K=4");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["k"], "optimal");
@@ -125,15 +108,7 @@ fn qpor_is_the_default_engine_with_its_own_statistics() {
 
 #[test]
 fn cyclic_models_without_cutoffs_hit_the_event_limit() {
-    let o = qpor(&[
-        "check",
-        "--json",
-        "--cutoff",
-        "none",
-        "--max-events",
-        "500",
-        "models/nets/token-ring-5.pnml",
-    ]);
+    let o = qpor_line("check --json --cutoff none --max-events 500 models/nets/token-ring-5.pnml");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["verdict"], "inconclusive");
@@ -166,34 +141,15 @@ fn all_lists_every_deadlock() {
 
 #[test]
 fn limits_make_the_run_inconclusive_with_exit_3() {
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "explicit",
-        "--json",
-        "--max-states",
-        "100",
-        "models/nets/philosophers-ordered-10.pnml",
-    ]);
+    let o =
+        qpor_line("check --engine explicit --json --max-states 100 models/nets/philosophers-ordered-10.pnml");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["verdict"], "inconclusive");
     assert!(v["stopped"].as_str().unwrap().contains("state limit"));
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "explicit",
-        "--max-states",
-        "100",
-        "models/nets/philosophers-ordered-10.pnml",
-    ]);
+    let o = qpor_line("check --engine explicit --max-states 100 models/nets/philosophers-ordered-10.pnml");
     assert!(stdout(&o).contains("inconclusive"));
-    let o = qpor(&[
-        "check",
-        "--max-states",
-        "100",
-        "models/nets/philosophers-ordered-10.pnml",
-    ]);
+    let o = qpor_line("check --max-states 100 models/nets/philosophers-ordered-10.pnml");
     assert_eq!(
         o.status.code(),
         Some(2),
@@ -257,12 +213,7 @@ fn info_reports_sizes() {
     assert!(out.contains("places: 25"), "{out}");
     assert!(out.contains("NUPN: 11 units"), "{out}");
     assert!(out.contains("components: 10 (10 unit)"), "{out}");
-    let o = qpor(&[
-        "info",
-        "--components",
-        "places",
-        "models/mcc2023/Philosophers-PT-000005.pnml",
-    ]);
+    let o = qpor_line("info --components places models/mcc2023/Philosophers-PT-000005.pnml");
     assert!(stdout(&o).contains("components: 25 (25 place)"), "{}", stdout(&o));
 }
 
@@ -315,15 +266,8 @@ fn general_backend_checks_stop_at_the_time_limit() {
     let out = stdout(&o);
     assert!(out.contains("inconclusive"), "{out}");
     assert!(out.contains("stopped: time limit of 0.5 s reached"), "{out}");
-    let o = qpor(&[
-        "check",
-        "--unfolding",
-        "general",
-        "--time-limit",
-        "0.5",
-        "--json",
-        "models/mcc2023/Kanban-PT-00005.pnml",
-    ]);
+    let o =
+        qpor_line("check --unfolding general --time-limit 0.5 --json models/mcc2023/Kanban-PT-00005.pnml");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["verdict"], "inconclusive");
