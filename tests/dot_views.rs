@@ -1063,14 +1063,7 @@ fn every_view_is_deterministic_through_the_command_line() {
 
 #[test]
 fn max_events_notes_in_the_net_and_tree_views() {
-    let t = qpor_ok(&[
-        "dot",
-        "models/nets/philosophers-10.pnml",
-        "--view",
-        "net",
-        "--max-events",
-        "5",
-    ]);
+    let t = qpor_ok_line("dot models/nets/philosophers-10.pnml --view net --max-events 5");
     assert_renders("net --max-events 5", &t);
     let g = parse_dot(&t);
     assert_eq!(g.node_ids_with_prefix("t").len(), 5);
@@ -1082,15 +1075,7 @@ fn max_events_notes_in_the_net_and_tree_views() {
     assert!(g.node_ids_with_prefix("p").len() < 50);
     assert!(g.edges.iter().all(|e| g.has_node(&e.from) && g.has_node(&e.to)));
 
-    let t = qpor_ok(&[
-        "dot",
-        "models/proc/ssbexp.proc",
-        "--view",
-        "tree",
-        "--all",
-        "--max-events",
-        "10",
-    ]);
+    let t = qpor_ok_line("dot models/proc/ssbexp.proc --view tree --all --max-events 10");
     assert_renders("tree --max-events 10", &t);
     let g = parse_dot(&t);
     assert_eq!(g.node_ids_with_prefix("n").len(), 10);
@@ -1100,14 +1085,7 @@ fn max_events_notes_in_the_net_and_tree_views() {
     );
     assert!(g.edges.iter().all(|e| g.has_node(&e.from) && g.has_node(&e.to)));
 
-    let t = qpor_ok(&[
-        "dot",
-        "models/proc/ssbexp.proc",
-        "--view",
-        "net",
-        "--max-events",
-        "3",
-    ]);
+    let t = qpor_ok_line("dot models/proc/ssbexp.proc --view net --max-events 3");
     let g = parse_dot(&t);
     assert_eq!(g.node_ids_with_prefix("a").len(), 3);
     let note = g.node_attr("note_truncated", "label").expect("a note");

@@ -596,6 +596,11 @@ pub fn qpor_ok(args: &[&str]) -> String {
     text(&out.stdout)
 }
 
+/// [`qpor_ok`] with the arguments of `line`, split at spaces (none of them holds one).
+pub fn qpor_ok_line(line: &str) -> String {
+    qpor_ok(&line.split(' ').collect::<Vec<_>>())
+}
+
 /// The numbers in `s`, in order (e.g. of a title or a note).
 pub fn numbers_in(s: &str) -> Vec<u64> {
     s.split(|c: char| !c.is_ascii_digit())
