@@ -3,7 +3,7 @@
 //! and a no-panic property test over mutated programs.
 
 mod engine_support;
-use engine_support::explicit_check;
+use engine_support::{explicit_check, explore_states};
 use proptest::prelude::*;
 use qpor::program::parse;
 use qpor::System;
@@ -173,13 +173,7 @@ fn defines_set_params_only() {
         "{warnings:?}"
     );
     let sys = p.system().unwrap();
-    let r = qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_states(&sys);
     assert_eq!(r.verdict, Verdict::NoDeadlock, "M was set to 5");
     let err = parse(
         "param B = false;\nprocess main { skip; }\ninit main;\n",
@@ -208,13 +202,7 @@ fn warnings_name_processes_never_started() {
 fn fault_of(text: &str) -> (String, Vec<(String, String)>) {
     let (p, _) = parse(text, "f.proc", &[]).unwrap_or_else(|e| panic!("{e}"));
     let sys = p.system().unwrap();
-    let r = qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_states(&sys);
     assert_eq!(r.verdict, Verdict::Fault, "{text}\n{:?}", r.findings);
     let f = r.findings.iter().find(|f| f.kind == FindingKind::Fault).unwrap();
     let steps = f
@@ -350,13 +338,7 @@ fn deadlocks_and_terminations_are_told_apart() {
     let text = "mutex m;\nprocess w {\n    lock m;\n    lock m;\n}\nprocess main {\n    lock m;\n    spawn w;\n    join w;\n}\ninit main;\n";
     let (p, _) = parse(text, "d.proc", &[]).unwrap();
     let sys = p.system().unwrap();
-    let r = qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_states(&sys);
     assert_eq!(r.verdict, Verdict::Deadlock);
     assert!(
         r.findings[0].state.contains("main=at 9:5"),
@@ -455,13 +437,7 @@ fn the_seed_program_is_valid() {
     let (p, w) = parse(SEED, "seed.proc", &[]).unwrap();
     assert!(w.is_empty(), "{w:?}");
     let sys = p.system().unwrap();
-    let r = qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_states(&sys);
     assert_eq!(r.verdict, Verdict::Deadlock, "the sender can be left waiting");
 }
 
@@ -566,14 +542,7 @@ proptest! {
 fn verdict(text: &str) -> Verdict {
     let (p, _) = parse(text, "t.proc", &[]).unwrap_or_else(|e| panic!("{e}"));
     let sys = p.system().unwrap();
-    qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap()
-    .verdict
+    explore_states(&sys).verdict
 }
 
 #[test]

@@ -4,11 +4,13 @@
 //! exported net, loading at the sizes of the paper's Table 1, and the program as a component
 //! system (folding of local code, interning, touch sets, firing, names and faults).
 
+mod engine_support;
+use engine_support::{explore_all, explore_states};
 use qpor::net::{Decomposition, NetSystem};
 use qpor::program::parse;
 use qpor::program::{to_net, Program, ProgramSystem, ToNetOptions};
 use qpor::{ActionId, CompId, Local, Step, System, TouchSet};
-use qpor::{Silent, Verdict};
+use qpor::Verdict;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Parameter values of a model, as `-D` would give them.
@@ -46,13 +48,7 @@ fn load(name: &str, defines: &[(&str, i64)]) -> Program {
 
 fn explicit_all(p: &Program) -> qpor::Report {
     let sys = p.system().unwrap();
-    qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default().all(true),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap()
+    explore_all(&sys)
 }
 
 #[test]
@@ -73,13 +69,7 @@ fn verdicts_at_default_parameters() {
     for name in MODELS {
         let p = load(name, &[]);
         let sys = p.system().unwrap();
-        let r = qpor::engines::explicit::search(
-            &sys,
-            &qpor::engines::explicit::ExplicitOptions::default(),
-            &qpor::Budget::unlimited(),
-            &mut Silent,
-        )
-        .unwrap();
+        let r = explore_states(&sys);
         if *name == "philosophers" {
             assert_eq!(r.verdict, Verdict::Deadlock, "{name}");
             let w = r.witness().unwrap();
@@ -294,13 +284,7 @@ fn exported_nets_agree_with_their_programs() {
             sys.num_components(),
             p.system().unwrap().num_components() + p.num_instances()
         );
-        let rn = qpor::engines::explicit::search(
-            &sys,
-            &qpor::engines::explicit::ExplicitOptions::default().all(true),
-            &qpor::Budget::unlimited(),
-            &mut Silent,
-        )
-        .unwrap();
+        let rn = explore_all(&sys);
         assert_eq!(rp.verdict, rn.verdict, "{name}");
         assert_eq!(rp.stats.get("states"), rn.stats.get("states"), "{name}");
         assert_eq!(
@@ -313,13 +297,7 @@ fn exported_nets_agree_with_their_programs() {
         qpor::formats::pnml::write(&net, &mut pnml).unwrap();
         let (back, _) = qpor::formats::pnml::read(pnml.as_slice(), "export.pnml").unwrap();
         let sys = NetSystem::new(&back, Decomposition::Units).unwrap();
-        let rb = qpor::engines::explicit::search(
-            &sys,
-            &qpor::engines::explicit::ExplicitOptions::default().all(true),
-            &qpor::Budget::unlimited(),
-            &mut Silent,
-        )
-        .unwrap();
+        let rb = explore_all(&sys);
         assert_eq!(
             (rb.verdict, rb.stats.get("states")),
             (rn.verdict, rn.stats.get("states")),
@@ -330,13 +308,7 @@ fn exported_nets_agree_with_their_programs() {
         let text = String::from_utf8(ll).unwrap();
         let (back, _) = qpor::formats::llnet::parse(&text, "export.ll_net").unwrap();
         let sys = NetSystem::new(&back, Decomposition::Places).unwrap();
-        let rb = qpor::engines::explicit::search(
-            &sys,
-            &qpor::engines::explicit::ExplicitOptions::default().all(true),
-            &qpor::Budget::unlimited(),
-            &mut Silent,
-        )
-        .unwrap();
+        let rb = explore_all(&sys);
         assert_eq!(
             (rb.verdict, rb.stats.get("states")),
             (rn.verdict, rn.stats.get("states")),
@@ -354,26 +326,14 @@ fn the_deadlock_survives_the_export_and_termination_loops_can_be_left_out() {
     let p = load("philosophers", &[("N", 3)]);
     let net = to_net(&p, &ToNetOptions::default()).unwrap();
     let sys = NetSystem::new(&net, Decomposition::Units).unwrap();
-    let r = qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_states(&sys);
     assert_eq!(r.verdict, Verdict::Deadlock);
     assert_eq!(r.witness().unwrap().steps.len(), 3);
 
     let p = load("mpat", &[("K", 2)]);
     let bare = to_net(&p, &ToNetOptions::default().termination_loop(false)).unwrap();
     let sys = NetSystem::new(&bare, Decomposition::Units).unwrap();
-    let r = qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_states(&sys);
     assert_eq!(
         r.verdict,
         Verdict::Deadlock,
@@ -536,13 +496,7 @@ fn a_fault_state_is_final_for_nothing_and_takes_no_step() {
     let mut none = Vec::new();
     sys.enabled_steps(&s1, &mut none);
     assert!(none.is_empty());
-    let r = qpor::engines::explicit::search(
-        &sys,
-        &qpor::engines::explicit::ExplicitOptions::default(),
-        &qpor::Budget::unlimited(),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_states(&sys);
     assert_eq!(r.verdict, Verdict::Fault);
 }
 

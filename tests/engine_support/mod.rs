@@ -4,7 +4,7 @@
 
 use qpor::engines::{explicit, qpor as por};
 use qpor::net::Net;
-use qpor::{Budget, CheckOptions, EngineError, ModelError, Observer, Report, System};
+use qpor::{Budget, CheckOptions, EngineError, ModelError, Observer, Report, Silent, System};
 
 /// QPOR on the program-like unfolding of `sys`.
 pub fn check_qpor<S: System + ?Sized>(
@@ -32,4 +32,21 @@ pub fn explicit_check<S: System + ?Sized>(
     observer: &mut dyn Observer,
 ) -> Result<Report, ModelError> {
     explicit::search(sys, &opts.explicit(), &Budget::new(opts.time_limit), observer)
+}
+
+/// The explicit-state search on `sys` with default options and no limit.
+pub fn explore_states<S: System + ?Sized>(sys: &S) -> Report {
+    explicit::search(
+        sys,
+        &explicit::ExplicitOptions::default(),
+        &Budget::unlimited(),
+        &mut Silent,
+    )
+    .expect("the explicit search runs")
+}
+
+/// [`explore_states`] collecting every dead state (`--all`).
+pub fn explore_all<S: System + ?Sized>(sys: &S) -> Report {
+    let opts = explicit::ExplicitOptions::default().all(true);
+    explicit::search(sys, &opts, &Budget::unlimited(), &mut Silent).expect("the explicit search runs")
 }
