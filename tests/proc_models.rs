@@ -9,8 +9,8 @@ use engine_support::{explore_all, explore_states};
 use qpor::net::{Decomposition, NetSystem};
 use qpor::program::parse;
 use qpor::program::{to_net, Program, ProgramSystem, ToNetOptions};
-use qpor::{ActionId, CompId, Local, Step, System, TouchSet};
 use qpor::Verdict;
+use qpor::{ActionId, CompId, Local, Step, System, TouchSet};
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Parameter values of a model, as `-D` would give them.

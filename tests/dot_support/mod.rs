@@ -364,14 +364,8 @@ pub fn net_prefix(net: &Net, max_events: usize, max_cuts: usize) -> Prefix {
                         .filter(|c| !consumed.contains(c))
                         .collect();
                     let marking = marking_of(&p, &local_cut);
-                    match reps.get(&marking) {
-                        Some(&(corr, size)) if size < local.len() => {
-                            p.events[e as usize].cutoff = Some(corr);
-                        }
-                        Some(_) => {}
-                        None => {
-                            reps.insert(marking, (Some(e), local.len()));
-                        }
+                    if let Some(corr) = cutoff_of(&mut reps, marking, e, local.len()) {
+                        p.events[e as usize].cutoff = Some(corr);
                     }
                     e
                 }
@@ -468,14 +462,8 @@ pub fn system_prefix(sys: &dyn System, max_events: usize, max_cuts: usize) -> Pr
                             local_state[p.conditions[c as usize].place as usize] = cond_local[c as usize];
                         }
                     }
-                    match reps.get(&local_state) {
-                        Some(&(corr, size)) if size < local.len() => {
-                            p.events[e as usize].cutoff = Some(corr);
-                        }
-                        Some(_) => {}
-                        None => {
-                            reps.insert(local_state, (Some(e), local.len()));
-                        }
+                    if let Some(corr) = cutoff_of(&mut reps, local_state, e, local.len()) {
+                        p.events[e as usize].cutoff = Some(corr);
                     }
                     e
                 }
@@ -636,4 +624,24 @@ pub fn graph_label(dot_text: &str) -> String {
         }
     }
     out
+}
+
+/// McMillan's cutoff rule in the reference builders: `e`, whose local configuration has
+/// `size` events and reaches `state`, is a cutoff of the first event that reached the same
+/// state with a smaller local configuration (returned: that event, `None` for ⊥); the first
+/// event to reach a state represents it.
+fn cutoff_of<K: std::hash::Hash + Eq>(
+    reps: &mut HashMap<K, (Option<u32>, usize)>,
+    state: K,
+    e: u32,
+    size: usize,
+) -> Option<Option<u32>> {
+    match reps.get(&state) {
+        Some(&(corr, smaller)) if smaller < size => Some(corr),
+        Some(_) => None,
+        None => {
+            reps.insert(state, (Some(e), size));
+            None
+        }
+    }
 }
