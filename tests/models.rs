@@ -3,7 +3,7 @@
 //! and the third-party nets (published verdicts and reachable-marking counts).
 
 use qpor::net::Decomposition;
-use qpor::{check, CheckOptions, EngineChoice, FindingKind, Silent, Verdict};
+use qpor::{check, CheckOptions, EngineChoice, FindingKind, Report, Silent, Verdict};
 use qpor::{load, LoadOptions};
 use qpor::{Model, SystemOptions};
 use std::collections::BTreeSet;
@@ -24,6 +24,12 @@ fn load_model(path: &str) -> Model {
         .model
 }
 
+/// The explicit engine's report on `model`, with every dead state (`--all`).
+fn every_dead_state(model: &Model) -> Report {
+    let opts = CheckOptions::default().engine(EngineChoice::Explicit).all(true);
+    check(model, &opts, &mut Silent).unwrap()
+}
+
 #[test]
 fn own_nets_match_the_independent_answers_in_both_formats() {
     let rows = tsv("models/nets/answers.tsv");
@@ -33,12 +39,7 @@ fn own_nets_match_the_independent_answers_in_both_formats() {
         for ext in ["pnml", "ll_net"] {
             let path = format!("models/nets/{name}.{ext}");
             let model = load_model(&path);
-            let r = check(
-                &model,
-                &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
-                &mut Silent,
-            )
-            .unwrap();
+            let r = every_dead_state(&model);
             let expected = if deadlock == "YES" {
                 Verdict::Deadlock
             } else {
@@ -62,12 +63,7 @@ fn own_nets_match_the_independent_answers_in_both_formats() {
 #[test]
 fn philosophers_deadlock_exactly_when_everyone_holds_a_fork() {
     let model = load_model("models/nets/philosophers-5.pnml");
-    let r = check(
-        &model,
-        &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = every_dead_state(&model);
     let dead: Vec<&str> = r.findings.iter().map(|f| f.state.as_str()).collect();
     assert_eq!(
         dead,
@@ -92,12 +88,7 @@ fn philosophers_deadlock_exactly_when_everyone_holds_a_fork() {
 #[test]
 fn the_acyclic_net_has_its_six_dead_markings() {
     let model = load_model("models/nets/acyclic-choices.ll_net");
-    let r = check(
-        &model,
-        &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
-        &mut Silent,
-    )
-    .unwrap();
+    let r = every_dead_state(&model);
     let dead: BTreeSet<String> = r
         .findings_of(FindingKind::Deadlock)
         .map(|f| f.state.clone())
@@ -140,12 +131,7 @@ fn classic_ll_nets_match_published_counts() {
         };
         let path = format!("models/ll_net/{file}");
         let model = load_model(&path);
-        let r = check(
-            &model,
-            &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
-            &mut Silent,
-        )
-        .unwrap();
+        let r = every_dead_state(&model);
         assert_eq!(
             r.stats.get("states"),
             Some(markings),
