@@ -51,12 +51,13 @@ mod reduce;
 mod source;
 mod system;
 mod unfold;
+mod walk;
 
 pub use check::{check, CheckOptions, EngineChoice};
 pub use engine::{
-    peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError, ExplicitCounters,
-    Finding, FindingKind, Observer, Progress, QporCounters, Report, Settings, Silent, Stats, StepNames,
-    StopReason, Verdict, Witness, WitnessStep,
+    current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
+    EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, Report, RunEnd,
+    Settings, Silent, Stats, StepNames, StopReason, Verdict, WalkCounters, Witness, WitnessStep,
 };
 pub use parse::{load, load_str, Format, LoadError, LoadOptions, Loaded, ParseError};
 pub use source::Pos;
@@ -109,6 +110,10 @@ pub mod engines {
     pub mod explicit {
         pub use crate::explicit::{search, Explicit, ExplicitOptions};
     }
+    /// Random walks: finds deadlocks in huge state spaces, never proves their absence.
+    pub mod walk {
+        pub use crate::walk::{walk, Walk, WalkOptions};
+    }
     /// Quasi-optimal partial order reduction (Algorithm 1) over an unfolding.
     pub mod qpor {
         pub use crate::qpor::alt::{alternative, AltScratch, AltStats};
@@ -142,7 +147,7 @@ pub mod render {
     pub use crate::export::decide::{alt_json, alt_text, cex_json, cex_text};
     pub use crate::export::info::{info_json, info_text, safeness_text};
     pub use crate::export::prefix_report::{outcome_json, outcome_text};
-    pub use crate::export::report::{report_json, report_text, stats_text, TextOptions};
+    pub use crate::export::report::{report_json, report_text, stats_text, witness_json, TextOptions};
 }
 
 /// Graphviz pictures: a net or program, a prefix as an occurrence net, its event

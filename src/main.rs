@@ -14,7 +14,7 @@ const EXIT_BAD_INPUT: u8 = 2;
     name = "qpor",
     version,
     about = "Deadlock checking of Petri nets and concurrent programs with unfoldings and QPOR",
-    after_help = "Exit status: 0 no deadlock, 1 deadlock or fault found, 2 bad input or usage, 3 inconclusive."
+    after_help = "Exit status: 0 no deadlock, 1 deadlock or fault found, 2 bad input or usage, 3 inconclusive, 4 internal error (a witness that did not replay on the model: please report it)."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -70,8 +70,14 @@ fn check_json_has_the_documented_shape() {
 }
 
 #[test]
-fn qpor_is_the_default_engine_with_its_own_statistics() {
-    let o = qpor(&["check", "--json", "models/nets/philosophers-5.pnml"]);
+fn qpor_alone_reports_its_own_statistics() {
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "qpor",
+        "--json",
+        "models/nets/philosophers-5.pnml",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v = json(&o);
     assert_eq!(v["engine"], "qpor");
@@ -91,14 +97,23 @@ fn qpor_is_the_default_engine_with_its_own_statistics() {
     ] {
         assert!(v["stats"].get(field).is_some(), "stats.{field} missing");
     }
-    let o = qpor_line("check --json --optimal --cutoff none --all models/proc/ssbexp.proc -D K=4");
+    let o =
+        qpor_line("check --engine qpor --json --optimal --cutoff none --all models/proc/ssbexp.proc -D K=4");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["k"], "optimal");
     assert_eq!(v["cutoff"], "none");
     assert_eq!(v["stats"]["max_configurations"], 8);
     assert_eq!(v["stats"]["ssbs"], 0);
-    let o = qpor(&["check", "--json", "-k", "3", "models/nets/peterson.pnml"]);
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "qpor",
+        "--json",
+        "-k",
+        "3",
+        "models/nets/peterson.pnml",
+    ]);
     assert_eq!(json(&o)["k"], 3);
     let o = qpor(&["check", "-k", "0", "models/nets/peterson.pnml"]);
     assert_eq!(o.status.code(), Some(2));
@@ -108,7 +123,8 @@ fn qpor_is_the_default_engine_with_its_own_statistics() {
 
 #[test]
 fn cyclic_models_without_cutoffs_hit_the_event_limit() {
-    let o = qpor_line("check --json --cutoff none --max-events 500 models/nets/token-ring-5.pnml");
+    let o =
+        qpor_line("check --engine qpor --json --cutoff none --max-events 500 models/nets/token-ring-5.pnml");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["verdict"], "inconclusive");
@@ -117,7 +133,14 @@ fn cyclic_models_without_cutoffs_hit_the_event_limit() {
 
 #[test]
 fn programs_get_per_process_witnesses() {
-    let o = qpor(&["check", "--witness", "models/proc/philosophers.proc", "-D", "N=3"]);
+    let o = qpor(&[
+        "check",
+        "--witness",
+        "process",
+        "models/proc/philosophers.proc",
+        "-D",
+        "N=3",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("per process:"), "{out}");
@@ -149,7 +172,7 @@ fn limits_make_the_run_inconclusive_with_exit_3() {
     assert!(v["stopped"].as_str().unwrap().contains("state limit"));
     let o = qpor_line("check --engine explicit --max-states 100 models/nets/philosophers-ordered-10.pnml");
     assert!(stdout(&o).contains("inconclusive"));
-    let o = qpor_line("check --max-states 100 models/nets/philosophers-ordered-10.pnml");
+    let o = qpor_line("check --engine qpor --max-states 100 models/nets/philosophers-ordered-10.pnml");
     assert_eq!(
         o.status.code(),
         Some(2),
@@ -255,6 +278,8 @@ fn general_backend_checks_stop_at_the_time_limit() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = qpor(&[
         "check",
+        "--engine",
+        "qpor",
         "--unfolding",
         "general",
         "--time-limit",
@@ -266,8 +291,9 @@ fn general_backend_checks_stop_at_the_time_limit() {
     let out = stdout(&o);
     assert!(out.contains("inconclusive"), "{out}");
     assert!(out.contains("stopped: time limit of 0.5 s reached"), "{out}");
-    let o =
-        qpor_line("check --unfolding general --time-limit 0.5 --json models/mcc2023/Kanban-PT-00005.pnml");
+    let o = qpor_line(
+        "check --engine qpor --unfolding general --time-limit 0.5 --json models/mcc2023/Kanban-PT-00005.pnml",
+    );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["verdict"], "inconclusive");

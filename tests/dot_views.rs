@@ -943,6 +943,8 @@ fn check_counters(f: &str) -> serde_json::Value {
     let out = qpor(&[
         "check",
         f,
+        "--engine",
+        "qpor",
         "--all",
         "--json",
         "-k",

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// The library's modules, lowest first, as `src/lib.rs` lists them.
 const LAYERS: &[&str] = &[
-    "source", "system", "engine", "unfold", "parse", "explicit", "qpor", "check", "reduce", "export",
+    "source", "system", "engine", "unfold", "parse", "explicit", "walk", "qpor", "check", "reduce", "export",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

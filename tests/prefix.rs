@@ -341,18 +341,33 @@ fn the_unfold_command_reports_text_json_dot_and_exit_codes() {
 
 #[test]
 fn check_and_info_say_which_backend_and_whether_the_net_is_safe() {
-    let o = qpor(&["check", "--json", "models/ll_net/dp_6.fsa.ll_net"]);
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "qpor",
+        "--json",
+        "models/ll_net/dp_6.fsa.ll_net",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         v["unfolding"], "general",
         "auto picks the general backend for plain nets"
     );
-    let o = qpor(&["check", "models/ll_net/dp_6.fsa.ll_net", "--unfolding", "program"]);
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "qpor",
+        "models/ll_net/dp_6.fsa.ll_net",
+        "--unfolding",
+        "program",
+    ]);
     assert!(String::from_utf8(o.stdout)
         .unwrap()
         .contains("unfolding: program"));
     let o = qpor(&[
         "check",
+        "--engine",
+        "qpor",
         "--json",
         "models/ll_net/dp_6.fsa.ll_net",
         "--components",

@@ -3,10 +3,11 @@
 //! small stack, so a recursion whose depth follows the length of C (exploring, dropping a
 //! history) overflows it and fails the test.
 
+use qpor::engines::qpor::Qpor;
 use qpor::program::parse;
 use qpor::unfolding::CutoffMode;
 use qpor::Model;
-use qpor::{check, CheckOptions, FindingKind, Report, Silent, Verdict};
+use qpor::{Budget, CheckOptions, Engine, FindingKind, Report, Silent, Verdict};
 
 /// 256 KiB: a few thousand frames at most, far fewer than the configurations below.
 const SMALL_STACK: usize = 256 * 1024;
@@ -22,8 +23,10 @@ fn check_on_small_stack(model: Model, opts: CheckOptions) -> Report {
     std::thread::Builder::new()
         .stack_size(SMALL_STACK)
         .spawn(move || {
-            let report = check(&model, &opts, &mut Silent).unwrap();
-            // The unfolding is dropped inside `check`; dropping the report and the model
+            // The engine itself, on this thread: the dispatcher would run it on its own.
+            let qpor = Qpor { options: opts.qpor() };
+            let report = qpor.run(&model, &Budget::unlimited(), &mut Silent).unwrap();
+            // The unfolding is dropped inside `run`; dropping the report and the model
             // here must not recurse either.
             drop(model);
             report

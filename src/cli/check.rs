@@ -1,18 +1,26 @@
 //! `qpor check`: deadlock checking.
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
-use super::{load_model, ModelArgs, ProgressLine};
+use super::{load_model, write_output, ModelArgs, ProgressLine};
 use clap::{Args, ValueEnum};
 use qpor::render;
-use qpor::{CheckOptions, EngineChoice};
+use qpor::{CheckOptions, EngineChoice, EngineError};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Exit status of an internal error (a witness the replay refused).
+pub const EXIT_INTERNAL: u8 = 4;
 
 #[derive(Args)]
 pub struct CheckArgs {
     #[command(flatten)]
     model: ModelArgs,
-    /// The exploration engine.
-    #[arg(long, value_enum, default_value = "qpor")]
+    /// The engine: auto runs walk, qpor and explicit together and takes the first answer.
+    #[arg(long, value_enum, default_value = "auto")]
     engine: EngineArg,
+    /// auto: how many engines run at once (default: one per core).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
     #[command(flatten)]
     alt: AltArgs,
     /// QPOR: the adequate order deciding cutoff events, or none.
@@ -29,64 +37,119 @@ pub struct CheckArgs {
     /// QPOR: keep every event (no pruning of the unfolding).
     #[arg(long, hide = true)]
     no_prune: bool,
+    /// Random walk: the seed of its choices (the same seed, the same walks).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
     /// Report every deadlock (and terminal state), not just the first.
     #[arg(long)]
     all: bool,
-    /// Show the witness per process as well as in order.
-    #[arg(long)]
-    witness: bool,
+    /// Show more of each witness: the trace of each process, the states it passes through
+    /// (repeatable).
+    #[arg(long, value_enum, value_name = "VIEW")]
+    witness: Vec<WitnessArg>,
+    /// Write the first deadlock's (or fault's) witness to FILE as JSON.
+    #[arg(long, value_name = "FILE")]
+    witness_file: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Give up (inconclusive, exit 3) after storing this many states.
+    /// Explicit engine: give up (inconclusive, exit 3) after storing this many states.
     #[arg(long, value_name = "N")]
     max_states: Option<u64>,
-    /// Give up (inconclusive, exit 3) after this many seconds.
+    /// Give up (inconclusive, exit 3) after this many seconds, counted from the start
+    /// (reading the model included).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
+    /// Give up (inconclusive, exit 3) when the process holds more than this many megabytes.
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<u64>,
     /// No progress line on stderr.
     #[arg(long, short)]
     quiet: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum EngineArg {
+    Auto,
     Qpor,
     Explicit,
+    Walk,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum WitnessArg {
+    /// Each process's own trace beside the interleaved one.
+    Process,
+    /// The state after every step.
+    States,
 }
 
 /// Runs `qpor check`; returns the exit status.
 pub fn run(a: CheckArgs) -> Result<u8, String> {
-    let (loaded, system) = load_model(&a.model)?;
+    let started = Instant::now();
     let time_limit = args::time_limit(a.time_limit)?;
-    if a.max_states.is_some() && matches!(a.engine, EngineArg::Qpor) {
-        return Err("--max-states limits the explicit engine (--engine explicit); QPOR stores no states, use --max-events".into());
+    let engine = match a.engine {
+        EngineArg::Auto => EngineChoice::Auto,
+        EngineArg::Qpor => EngineChoice::Qpor,
+        EngineArg::Explicit => EngineChoice::Explicit,
+        EngineArg::Walk => EngineChoice::Walk,
+    };
+    if a.max_states.is_some() && matches!(engine, EngineChoice::Qpor | EngineChoice::Walk) {
+        return Err(format!(
+            "--max-states limits the explicit engine; the {} engine stores no states{}",
+            engine.name(),
+            if engine == EngineChoice::Qpor {
+                " (use --max-events)"
+            } else {
+                ""
+            }
+        ));
     }
+    if a.jobs == Some(0) {
+        return Err("--jobs 0: at least one engine must run".into());
+    }
+    if a.max_memory == Some(0) {
+        return Err("--max-memory 0: expected a positive number of megabytes".into());
+    }
+    let (loaded, system) = load_model(&a.model)?;
     let opts = CheckOptions {
-        engine: match a.engine {
-            EngineArg::Qpor => EngineChoice::Qpor,
-            EngineArg::Explicit => EngineChoice::Explicit,
-        },
+        engine,
         system,
         all: a.all,
         max_states: a.max_states,
         time_limit,
+        started: Some(started),
+        max_memory_mb: a.max_memory,
+        jobs: a.jobs,
         alt: a.alt.mode()?,
         cutoff: a.cutoff.into(),
         max_events: a.max_events,
         no_prune: a.no_prune,
         unfolding: a.unfolding.into(),
+        seed: a.seed,
+        witness_states: a.witness.contains(&WitnessArg::States),
     };
     let mut progress = ProgressLine::new(!a.quiet);
     let result = qpor::check(&loaded.model, &opts, &mut progress);
     progress.finish();
-    let report = result.map_err(|e| format!("{}: {e}", a.model.model.display()))?;
-    let shown = a.model.model.display().to_string();
+    let shown = a.model.shown();
+    let report = match result {
+        Ok(report) => report,
+        Err(e @ EngineError::Internal(_)) => {
+            eprintln!("error: {shown}: {e}");
+            return Ok(EXIT_INTERNAL);
+        }
+        Err(e) => return Err(format!("{shown}: {e}")),
+    };
+    if let Some(path) = &a.witness_file {
+        let json = render::witness_json(&shown, &report);
+        write_output(Some(path), format!("{json:#}\n").as_bytes())?;
+    }
     if a.json {
         println!("{}", render::report_json(&shown, &report));
     } else {
         let text_opts = render::TextOptions {
-            detailed_witness: a.witness,
+            detailed_witness: a.witness.contains(&WitnessArg::Process),
         };
         print!("{}", render::report_text(&shown, &report, text_opts));
     }

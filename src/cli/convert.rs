@@ -39,7 +39,7 @@ pub fn run(a: ConvertArgs) -> Result<u8, String> {
             exported = to_net(p, &opts).map_err(|e| {
                 format!(
                     "{}: {e} (on the command line: --max-domain N, or --reachable N)",
-                    a.model.model.display()
+                    a.model.shown()
                 )
             })?;
             &exported
@@ -50,7 +50,7 @@ pub fn run(a: ConvertArgs) -> Result<u8, String> {
         NetFormatArg::Pnml => qpor::formats::pnml::write(net, &mut buf),
         NetFormatArg::Llnet => qpor::formats::llnet::write(net, &mut buf),
     };
-    written.map_err(|e| format!("{}: cannot convert: {e}", a.model.model.display()))?;
+    written.map_err(|e| format!("{}: cannot convert: {e}", a.model.shown()))?;
     write_output(a.output.as_deref(), &buf)?;
     Ok(0)
 }

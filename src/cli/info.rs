@@ -19,8 +19,8 @@ pub fn run(a: InfoArgs) -> Result<u8, String> {
     let info = loaded
         .model
         .info(&system)
-        .map_err(|e| format!("{}: {e}", a.model.model.display()))?;
-    let shown = a.model.model.display().to_string();
+        .map_err(|e| format!("{}: {e}", a.model.shown()))?;
+    let shown = a.model.shown();
     if a.json {
         println!("{}", render::info_json(&shown, &info));
     } else {

@@ -19,7 +19,7 @@ pub mod unfold;
 
 #[derive(Args)]
 pub struct ModelArgs {
-    /// The model: a .pnml, .ll_net or .proc file.
+    /// The model: a .pnml, .ll_net or .proc file, or `-` for standard input (with --format).
     pub model: PathBuf,
     /// The input format, when the extension does not say it.
     #[arg(long, value_enum)]
@@ -51,6 +51,17 @@ pub enum ComponentsArg {
     Auto,
     Places,
     Units,
+}
+
+impl ModelArgs {
+    /// The model's name in reports: its path, or `<stdin>`.
+    pub fn shown(&self) -> String {
+        if self.model.as_os_str() == "-" {
+            "<stdin>".into()
+        } else {
+            self.model.display().to_string()
+        }
+    }
 }
 
 /// Reads the model of `args`, printing the reader's warnings on stderr.
@@ -121,7 +132,13 @@ impl Observer for ProgressLine {
                 .first()
                 .map(|(_, v)| *v as f64 / p.seconds.max(1e-9))
                 .unwrap_or(0.0);
-            bar.set_message(format!("{}, {:.0}/s, {:.1} s", parts.join(", "), rate, p.seconds));
+            bar.set_message(format!(
+                "{}: {}, {:.0}/s, {:.1} s",
+                p.engine,
+                parts.join(", "),
+                rate,
+                p.seconds
+            ));
             bar.tick();
         }
     }

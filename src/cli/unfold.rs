@@ -56,7 +56,7 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
         max_bytes: a.max_memory.map(|mb| mb.saturating_mul(1_000_000)),
     };
     let backend = a.unfolding.into();
-    let shown = a.model.model.display().to_string();
+    let shown = a.model.shown();
     let out = build_model(&loaded.model, backend, &system, &opts).map_err(|e| format!("{shown}: {e}"))?;
     if let Some(path) = &a.dot {
         let file = File::create(path).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;

@@ -3,24 +3,34 @@
 
 use serde::Serialize;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// A flag that tells engines to stop, shared between threads (the portfolio sets it when
-/// one engine has answered).
+/// A flag that tells engines to stop, with the reason, shared between threads (the
+/// portfolio sets it when one engine has answered, or when the memory limit is passed).
+/// The first reason given stays.
 #[derive(Clone, Debug, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+pub struct CancelToken(Arc<OnceLock<StopReason>>);
 
 impl CancelToken {
     /// Asks every holder of this token to stop.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.stop(StopReason::Cancelled);
     }
 
-    /// Whether [`CancelToken::cancel`] was called.
+    /// Asks every holder of this token to stop, for `reason` (unless it was already asked).
+    pub fn stop(&self, reason: StopReason) {
+        let _ = self.0.set(reason);
+    }
+
+    /// Whether [`CancelToken::cancel`] or [`CancelToken::stop`] was called.
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.get().is_some()
+    }
+
+    /// Why the holders must stop, if they must.
+    pub fn reason(&self) -> Option<StopReason> {
+        self.0.get().copied()
     }
 }
 
@@ -50,6 +60,16 @@ impl Budget {
         }
     }
 
+    /// A budget ending at `deadline` (if any); `limit` is the time limit it stands for, as
+    /// reports state it.
+    pub fn until(deadline: Option<Instant>, limit: Option<Duration>) -> Budget {
+        Budget {
+            time_limit: deadline.and(limit),
+            deadline,
+            cancel: CancelToken::default(),
+        }
+    }
+
     /// The same budget, cancelled through `token`.
     pub fn with_cancel(mut self, token: CancelToken) -> Budget {
         self.cancel = token;
@@ -68,8 +88,8 @@ impl Budget {
 
     /// Why the run must stop now, if it must: cancelled, or past the deadline.
     pub fn exhausted(&self) -> Option<StopReason> {
-        if self.cancel.is_cancelled() {
-            return Some(StopReason::Cancelled);
+        if let Some(reason) = self.cancel.reason() {
+            return Some(reason);
         }
         match self.deadline {
             Some(d) if Instant::now() >= d => Some(self.time_limit_reached()),

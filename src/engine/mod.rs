@@ -20,9 +20,12 @@ mod stats;
 pub use budget::{Budget, CancelToken, StopReason};
 pub use progress::{Observer, Progress, Silent};
 pub use report::{
-    AltSetting, Finding, FindingKind, Report, Settings, StepNames, Verdict, Witness, WitnessStep,
+    AltSetting, EngineRun, Finding, FindingKind, Report, RunEnd, Settings, StepNames, Verdict, Witness,
+    WitnessStep,
 };
-pub use stats::{peak_rss_bytes, Counters, ExplicitCounters, QporCounters, Stats};
+pub use stats::{
+    current_rss_bytes, peak_rss_bytes, Counters, ExplicitCounters, QporCounters, Stats, WalkCounters,
+};
 
 use crate::system::model::Model;
 use crate::system::ModelError;
@@ -50,12 +53,16 @@ pub enum EngineError {
     /// The model's semantics cannot be honoured (e.g. a NUPN block contradicting the net,
     /// or an engine that does not apply to this kind of model).
     Model(ModelError),
+    /// An engine bug caught before it became a wrong answer (a witness refused by the
+    /// replay); the command line exits with status 4.
+    Internal(String),
 }
 
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EngineError::Model(e) => e.fmt(f),
+            EngineError::Internal(m) => write!(f, "[qpor internal error] {m}"),
         }
     }
 }

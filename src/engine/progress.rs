@@ -4,6 +4,8 @@
 /// are in the report's typed [`Counters`](super::Counters)), so a list of names suffices.
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
+    /// The engine reporting (several may run at once).
+    pub engine: &'static str,
     /// Seconds since the start.
     pub seconds: f64,
     /// Named counters (`states`, `frontier`, …), the rate-giving one first.

@@ -48,6 +48,8 @@ impl Verdict {
 /// with millions of steps, and a string per step made those most of its memory.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct WitnessStep {
+    /// The action, as the system numbers it (what a replay fires).
+    pub id: ActionId,
     /// The action's name (a transition name, a program statement).
     pub action: Arc<str>,
     /// The component executing it (a process), if the model has owners.
@@ -66,6 +68,7 @@ impl StepNames {
         self.steps
             .entry(a)
             .or_insert_with(|| WitnessStep {
+                id: a,
                 action: sys.action_name(a).into(),
                 owner: sys.action_owner(a).map(|c| sys.component_name(c).into()),
             })
@@ -165,6 +168,22 @@ pub struct Finding {
     pub message: Option<String>,
     /// A firing sequence reaching the state (the shortest, for the explicit engine).
     pub witness: Witness,
+    /// The states the witness passes through, the initial one first and `state` last, when
+    /// they were asked for (`--witness states`); empty otherwise.
+    pub states: Vec<String>,
+}
+
+impl Finding {
+    /// A finding without its intermediate states (a replay adds them on request).
+    pub fn new(kind: FindingKind, state: String, message: Option<String>, witness: Witness) -> Finding {
+        Finding {
+            kind,
+            state,
+            message,
+            witness,
+            states: Vec::new(),
+        }
+    }
 }
 
 /// In JSON: `kind`, `state`, `message` (faults), `witness` (action names) and, when the
@@ -186,6 +205,9 @@ impl Serialize for Finding {
         m.serialize_entry("witness", &self.witness)?;
         if self.witness.has_owners() {
             m.serialize_entry("owners", &Owners(&self.witness))?;
+        }
+        if !self.states.is_empty() {
+            m.serialize_entry("states", &self.states)?;
         }
         m.end()
     }
@@ -236,6 +258,71 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Counters and resources.
     pub stats: Stats,
+    /// With several engines (`--engine auto`): the one whose answer this is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<&'static str>,
+    /// With several engines: every engine of the schedule, how it ended and what it counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<EngineRun>,
+}
+
+/// How one engine of a portfolio ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunEnd {
+    /// Its answer is the report's.
+    Answered,
+    /// It answered too, after the one whose answer is the report's.
+    AnsweredLate,
+    /// It ended without deciding (a limit, its time slice, or it cannot prove absence).
+    Inconclusive,
+    /// It was stopped because another engine answered.
+    Cancelled,
+    /// It could not run on this model.
+    Failed,
+    /// It had not started when the check ended.
+    NotStarted,
+    /// It did not stop in time after being told to; its numbers are unknown.
+    Abandoned,
+}
+
+impl RunEnd {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunEnd::Answered => "answered",
+            RunEnd::AnsweredLate => "answered-late",
+            RunEnd::Inconclusive => "inconclusive",
+            RunEnd::Cancelled => "cancelled",
+            RunEnd::Failed => "failed",
+            RunEnd::NotStarted => "not-started",
+            RunEnd::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// One engine of a portfolio run.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct EngineRun {
+    /// The engine's name.
+    pub engine: &'static str,
+    /// How it ended.
+    pub ended: RunEnd,
+    /// Its own verdict, when it returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Why it stopped early, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<StopReason>,
+    /// Why it could not run, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Its settings.
+    #[serde(flatten)]
+    pub settings: Settings,
+    /// Its counters, when it returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Stats>,
 }
 
 impl Report {
@@ -267,6 +354,8 @@ impl Report {
             stopped,
             findings,
             stats,
+            answered_by: None,
+            engines: Vec::new(),
         }
     }
 

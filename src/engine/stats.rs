@@ -34,6 +34,13 @@ pub enum Counters {
     Explicit(ExplicitCounters),
     /// QPOR (Algorithm 1).
     Qpor(QporCounters),
+    /// The random walk.
+    Walk(WalkCounters),
+    /// A portfolio: each engine's counters are in its own entry of the report.
+    Portfolio {
+        /// Engines started.
+        engines_started: u64,
+    },
     /// QPOR's answer without exploration: an enabled action touches no component, so it
     /// is enabled in every reachable state and nothing can deadlock.
     AlwaysEnabled {
@@ -78,6 +85,19 @@ pub struct ExplicitCounters {
     pub states_per_second: u64,
 }
 
+/// Counters of the random walk.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct WalkCounters {
+    /// Walks started from the initial state.
+    pub walks: u64,
+    /// Steps fired in all walks.
+    pub steps: u64,
+    /// Walks that ended in a dead state.
+    pub dead_states: u64,
+    /// Walks that ended in a final dead state.
+    pub terminations: u64,
+}
+
 /// Counters of QPOR: the exploration tree, the unfolding and Alt.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
 pub struct QporCounters {
@@ -109,14 +129,24 @@ pub struct QporCounters {
     pub prunes: u64,
 }
 
+/// Resident memory of this process now, in bytes (Linux `VmRSS`), 0 if unknown.
+pub fn current_rss_bytes() -> u64 {
+    proc_status_bytes("VmRSS:")
+}
+
 /// Peak resident memory of this process in bytes (Linux `VmHWM`), 0 if unknown.
 pub fn peak_rss_bytes() -> u64 {
+    proc_status_bytes("VmHWM:")
+}
+
+/// A `kB` field of `/proc/self/status`, in bytes.
+fn proc_status_bytes(field: &str) -> u64 {
     let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
         return 0;
     };
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map(|kb| kb * 1024)
         .unwrap_or(0)

@@ -237,6 +237,7 @@ impl<S: System + ?Sized> Search<'_, S> {
 
     fn report_progress(&self, observer: &mut dyn Observer, seconds: f64, next_to_expand: u32) {
         observer.progress(&Progress {
+            engine: "explicit",
             seconds,
             counters: vec![
                 ("states", self.store.len() as u64),
@@ -256,12 +257,12 @@ impl<S: System + ?Sized> Search<'_, S> {
             .into_iter()
             .map(|f| {
                 self.store.get(f.id, &mut cur);
-                Finding {
-                    kind: f.kind,
-                    state: self.sys.describe_state(&cur),
-                    message: f.message,
-                    witness: self.witness(f.id, &mut names),
-                }
+                Finding::new(
+                    f.kind,
+                    self.sys.describe_state(&cur),
+                    f.message,
+                    self.witness(f.id, &mut names),
+                )
             })
             .collect();
         let seconds = self.start.elapsed().as_secs_f64();

@@ -1,7 +1,7 @@
 //! Rendering of check reports: short human-readable text, and the
 //! stable JSON documented in the README ("JSON output"), derived from the report types.
 
-use crate::engine::{Finding, FindingKind, Report, Settings, Stats, Verdict, Witness};
+use crate::engine::{EngineRun, Finding, FindingKind, Report, RunEnd, Settings, Stats, Verdict, Witness};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -23,6 +23,9 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         Verdict::Inconclusive => "inconclusive",
     };
     let _ = writeln!(s, "{model}: {headline}");
+    if let Some(by) = report.answered_by {
+        let _ = writeln!(s, "  answered by: {by}");
+    }
     if let Some(why) = &report.stopped {
         let incomplete = if report.verdict == Verdict::Inconclusive {
             ""
@@ -45,7 +48,7 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
             let _ = writeln!(s, "  fault: {m}");
         }
         let _ = writeln!(s, "  state: {}", f.state);
-        write_witness(&mut s, &f.witness, opts);
+        write_witness(&mut s, f, opts);
     }
     let terminations = report.findings_of(FindingKind::Termination).count();
     if terminations > 0 {
@@ -55,15 +58,44 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         let _ = writeln!(s, "  unfolding: {u}");
     }
     let _ = writeln!(s, "  {}", stats_text(report.engine, &report.stats));
+    for run in &report.engines {
+        let _ = writeln!(s, "    {}", run_text(run));
+    }
     s
 }
 
-fn write_witness(s: &mut String, w: &Witness, opts: TextOptions) {
+/// One engine of a portfolio: `qpor: cancelled, 1204 events, 0.2 s`.
+fn run_text(run: &EngineRun) -> String {
+    let mut head = run.ended.name().to_string();
+    if let Some(v) = run.verdict.filter(|v| *v != Verdict::Inconclusive) {
+        let _ = write!(head, " ({})", v.name());
+    }
+    if let Some(why) = run.stopped.filter(|_| run.ended == RunEnd::Inconclusive) {
+        let _ = write!(head, " ({why})");
+    }
+    if let Some(e) = &run.error {
+        let _ = write!(head, ": {e}");
+    }
+    match &run.stats {
+        Some(stats) => {
+            let line = stats_text(run.engine, stats);
+            let counts = line.split_once(": ").map_or("", |(_, c)| c);
+            format!("{}: {head}, {counts}", run.engine)
+        }
+        None => format!("{}: {head}", run.engine),
+    }
+}
+
+fn write_witness(s: &mut String, f: &Finding, opts: TextOptions) {
+    let w = &f.witness;
     if w.steps.is_empty() {
         let _ = writeln!(s, "  witness: the initial state");
         return;
     }
     let _ = writeln!(s, "  witness ({} steps):", w.steps.len());
+    if let Some(initial) = f.states.first() {
+        let _ = writeln!(s, "           {initial}");
+    }
     for (i, step) in w.steps.iter().enumerate() {
         match &step.owner {
             Some(o) => {
@@ -72,6 +104,9 @@ fn write_witness(s: &mut String, w: &Witness, opts: TextOptions) {
             None => {
                 let _ = writeln!(s, "    {:>3}. {}", i + 1, step.action);
             }
+        }
+        if let Some(state) = f.states.get(i + 1) {
+            let _ = writeln!(s, "         -> {state}");
         }
     }
     if opts.detailed_witness && w.has_owners() {
@@ -125,6 +160,10 @@ struct ReportJson<'r> {
     stopped: Option<String>,
     findings: &'r [Finding],
     stats: &'r Stats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answered_by: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    engines: &'r [EngineRun],
 }
 
 /// The report as the documented JSON object.
@@ -138,6 +177,26 @@ pub fn report_json(model: &str, report: &Report) -> Value {
         stopped: report.stopped.map(|r| r.to_string()),
         findings: &report.findings,
         stats: &report.stats,
+        answered_by: report.answered_by,
+        engines: &report.engines,
     };
     serde_json::to_value(view).expect("[qpor internal bug] a report does not serialise to JSON")
+}
+
+/// The first deadlock's (or fault's) witness as a JSON object (`--witness-file`): the
+/// model, the verdict and the finding's fields; `"witness": null` when there is none.
+pub fn witness_json(model: &str, report: &Report) -> Value {
+    let first = report
+        .findings
+        .iter()
+        .find(|f| f.kind != FindingKind::Termination);
+    let mut out = match first {
+        Some(f) => serde_json::to_value(f).expect("[qpor internal bug] a finding does not serialise to JSON"),
+        None => serde_json::json!({ "witness": null }),
+    };
+    if let Value::Object(m) = &mut out {
+        m.insert("model".into(), model.into());
+        m.insert("verdict".into(), report.verdict.name().into());
+    }
+    out
 }

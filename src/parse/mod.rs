@@ -9,7 +9,11 @@ pub(crate) mod proc;
 
 use crate::system::model::Model;
 use std::fmt;
+use std::io::{BufRead, Read};
 use std::path::Path;
+
+/// The file name that stands for standard input (the format must then be given).
+pub(crate) const STDIN: &str = "-";
 
 pub(crate) use crate::source::{pos_of_offset, Pos};
 
@@ -94,6 +98,8 @@ pub enum LoadError {
     },
     /// The file's extension names no known format and none was given.
     UnknownFormat(String),
+    /// The model comes from standard input and no format was given.
+    StdinWithoutFormat,
     /// The file is malformed.
     Parse(ParseError),
 }
@@ -105,6 +111,10 @@ impl fmt::Display for LoadError {
             LoadError::UnknownFormat(path) => write!(
                 f,
                 "{path}: unknown format (expected a .pnml, .ll_net or .proc file; use --format to say which)"
+            ),
+            LoadError::StdinWithoutFormat => write!(
+                f,
+                "a model read from standard input (`-`) needs --format pnml|llnet|proc"
             ),
             LoadError::Parse(e) => e.fmt(f),
         }
@@ -137,21 +147,31 @@ pub struct LoadOptions {
     pub defines: Vec<(String, i64)>,
 }
 
-/// Reads the model in `path`.
+/// Reads the model in `path`; the path [`STDIN`] reads standard input.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
-    let shown = path.display().to_string();
-    let format = opts
-        .format
-        .or_else(|| Format::from_path(path))
-        .ok_or_else(|| LoadError::UnknownFormat(shown.clone()))?;
+    let stdin = path.as_os_str() == STDIN;
+    let shown = if stdin {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let format = match opts.format {
+        Some(f) => f,
+        None if stdin => return Err(LoadError::StdinWithoutFormat),
+        None => Format::from_path(path).ok_or_else(|| LoadError::UnknownFormat(shown.clone()))?,
+    };
     let io = |source| LoadError::Io {
         path: shown.clone(),
         source,
     };
+    let mut input: Box<dyn BufRead> = if stdin {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(io)?))
+    };
     match format {
         Format::Pnml => {
-            let file = std::fs::File::open(path).map_err(io)?;
-            let (net, warnings) = pnml::read(std::io::BufReader::new(file), &shown)?;
+            let (net, warnings) = pnml::read(input, &shown)?;
             Ok(Loaded {
                 model: Model::Net(net),
                 warnings,
@@ -159,7 +179,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
         }
         Format::LlNet => {
             // The classic benchmark files carry Latin-1 comments ("Römer").
-            let bytes = std::fs::read(path).map_err(io)?;
+            let mut bytes = Vec::new();
+            input.read_to_end(&mut bytes).map_err(io)?;
             let text = llnet::decode(&bytes);
             let (net, warnings) = llnet::parse(&text, &shown)?;
             Ok(Loaded {
@@ -168,7 +189,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
             })
         }
         Format::Proc => {
-            let text = std::fs::read_to_string(path).map_err(io)?;
+            let mut text = String::new();
+            input.read_to_string(&mut text).map_err(io)?;
             let (program, warnings) = proc::parse(&text, &shown, &opts.defines)?;
             Ok(Loaded {
                 model: Model::Program(program),

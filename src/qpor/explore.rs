@@ -243,6 +243,7 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
         self.last_progress = secs;
         let s = self.unf.stats();
         observer.progress(&Progress {
+            engine: "qpor",
             seconds: secs,
             counters: vec![
                 ("max_configurations", self.out.max_configurations),
@@ -320,12 +321,7 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
             DeadKind::Termination => LeafKind::Termination,
         });
         if (kind == DeadKind::Deadlock || self.opts.all) && self.seen_states.insert(state.clone()) {
-            let finding = Finding {
-                kind: kind.into(),
-                state: self.sys.describe_state(&state),
-                message: None,
-                witness: self.witness(),
-            };
+            let finding = Finding::new(kind.into(), self.sys.describe_state(&state), None, self.witness());
             self.out.findings.push(finding);
             if kind == DeadKind::Deadlock && !self.opts.all {
                 return Ok(false);
@@ -417,11 +413,11 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
         let state = self.unf.config_state();
         let (c, msg) = crate::system::find_fault(self.sys, state)?;
         let state = self.sys.describe_state(state);
-        Some(Finding {
-            kind: FindingKind::Fault,
+        Some(Finding::new(
+            FindingKind::Fault,
             state,
-            message: Some(format!("{}: {msg}", self.sys.component_name(c))),
-            witness: self.witness(),
-        })
+            Some(format!("{}: {msg}", self.sys.component_name(c))),
+            self.witness(),
+        ))
     }
 }

@@ -1,0 +1,197 @@
+//! The dispatcher behind `qpor check`: the one place that knows every engine. It turns the
+//! user's [`CheckOptions`] into engines with their own options ([`schedule`]), runs them on
+//! threads with one deadline and one cancel flag ([`portfolio`]), and replays every witness
+//! on the model before the report leaves ([`replay`]). The engines below it know nothing
+//! of each other or of this module.
+
+mod portfolio;
+pub(crate) mod replay;
+mod schedule;
+
+use crate::engine::{Engine, EngineError, Observer, Report};
+use crate::explicit::{Explicit, ExplicitOptions};
+use crate::qpor::{AltMode, Qpor, QporOptions};
+use crate::system::model::{Model, SystemOptions};
+use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::Backend;
+use crate::walk::{Walk, WalkOptions};
+use std::time::{Duration, Instant};
+
+use schedule::plan;
+
+/// Which engine answers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum EngineChoice {
+    /// The portfolio: several engines on threads, the first conclusive answer wins.
+    #[default]
+    Auto,
+    /// Quasi-optimal partial order reduction over an unfolding (Algorithm 1).
+    Qpor,
+    /// Breadth-first search over global states: the oracle and the baseline.
+    Explicit,
+    /// Random walks: finds deadlocks, never proves their absence.
+    Walk,
+}
+
+impl EngineChoice {
+    /// The engine's name, as `--engine` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineChoice::Auto => "auto",
+            EngineChoice::Qpor => "qpor",
+            EngineChoice::Explicit => "explicit",
+            EngineChoice::Walk => "walk",
+        }
+    }
+}
+
+/// Everything `qpor check` can be asked: the engine, the settings of every engine (each
+/// engine reads its own), and the limits.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// The engine, or the portfolio.
+    pub engine: EngineChoice,
+    /// How the model becomes a component system.
+    pub system: SystemOptions,
+    /// Collect every dead state instead of stopping at the first deadlock.
+    pub all: bool,
+    /// Explicit engine: stop with an inconclusive verdict after storing this many states.
+    pub max_states: Option<u64>,
+    /// Stop with an inconclusive verdict after this much time.
+    pub time_limit: Option<Duration>,
+    /// When the time limit started counting (the command line starts it before reading the
+    /// model); `None`: when [`check`] is called.
+    pub started: Option<Instant>,
+    /// Stop every engine, inconclusive, when the process holds more than this many
+    /// megabytes.
+    pub max_memory_mb: Option<u64>,
+    /// The portfolio: how many engines run at once (`None`: one per core).
+    pub jobs: Option<usize>,
+    /// QPOR: how alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
+    pub alt: AltMode,
+    /// QPOR: the adequate order for cutoffs.
+    pub cutoff: CutoffMode,
+    /// QPOR: stop with an inconclusive verdict after creating this many events.
+    pub max_events: Option<u64>,
+    /// QPOR: never prune the unfolding (for measurements).
+    pub no_prune: bool,
+    /// QPOR: which unfolding backend to explore.
+    pub unfolding: Backend,
+    /// Random walk: the seed of its choices.
+    pub seed: u64,
+    /// List the states each witness passes through (`--witness states`).
+    pub witness_states: bool,
+}
+
+impl CheckOptions {
+    /// Sets [`CheckOptions::engine`].
+    pub fn engine(self, engine: EngineChoice) -> Self {
+        CheckOptions { engine, ..self }
+    }
+
+    /// Sets [`CheckOptions::all`].
+    pub fn all(self, all: bool) -> Self {
+        CheckOptions { all, ..self }
+    }
+
+    /// Sets [`CheckOptions::max_states`].
+    pub fn max_states(self, n: u64) -> Self {
+        CheckOptions {
+            max_states: Some(n),
+            ..self
+        }
+    }
+
+    /// Sets [`CheckOptions::time_limit`].
+    pub fn time_limit(self, d: Duration) -> Self {
+        CheckOptions {
+            time_limit: Some(d),
+            ..self
+        }
+    }
+
+    /// Sets [`CheckOptions::alt`].
+    pub fn alt(self, alt: AltMode) -> Self {
+        CheckOptions { alt, ..self }
+    }
+
+    /// Sets [`CheckOptions::cutoff`].
+    pub fn cutoff(self, cutoff: CutoffMode) -> Self {
+        CheckOptions { cutoff, ..self }
+    }
+
+    /// Sets [`CheckOptions::max_events`].
+    pub fn max_events(self, n: u64) -> Self {
+        CheckOptions {
+            max_events: Some(n),
+            ..self
+        }
+    }
+
+    /// Sets [`CheckOptions::unfolding`].
+    pub fn unfolding(self, unfolding: Backend) -> Self {
+        CheckOptions { unfolding, ..self }
+    }
+
+    /// The options of the QPOR engine.
+    pub fn qpor(&self) -> QporOptions {
+        QporOptions {
+            system: self.system,
+            alt: self.alt,
+            all: self.all,
+            cutoff: self.cutoff,
+            max_events: self.max_events,
+            no_prune: self.no_prune,
+            unfolding: self.unfolding,
+        }
+    }
+
+    /// The options of the explicit engine.
+    pub fn explicit(&self) -> ExplicitOptions {
+        ExplicitOptions {
+            system: self.system,
+            all: self.all,
+            max_states: self.max_states,
+        }
+    }
+
+    /// The options of the random walk.
+    pub fn walk(&self) -> WalkOptions {
+        WalkOptions {
+            system: self.system,
+            seed: self.seed,
+            all: self.all,
+        }
+    }
+
+    /// One engine, set up with its own options (`None` for [`EngineChoice::Auto`], which
+    /// is several).
+    pub fn build_engine(&self, choice: EngineChoice) -> Option<Box<dyn Engine + Send + Sync>> {
+        Some(match choice {
+            EngineChoice::Auto => return None,
+            EngineChoice::Qpor => Box::new(Qpor { options: self.qpor() }),
+            EngineChoice::Explicit => Box::new(Explicit {
+                options: self.explicit(),
+            }),
+            EngineChoice::Walk => Box::new(Walk { options: self.walk() }),
+        })
+    }
+}
+
+/// Checks `model` for deadlocks with the engine (or the portfolio) of `opts`, within its
+/// limits. Every finding's witness has been replayed on the model; a witness the replay
+/// refuses is an [`EngineError::Internal`], never a verdict.
+pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) -> Result<Report, EngineError> {
+    let planned = plan(model, opts);
+    let mut report = portfolio::run(model, opts, &planned, observer)?;
+    let sys = model.system(&opts.system)?;
+    for finding in &mut report.findings {
+        replay::replay(&*sys, finding, opts.witness_states).map_err(|e| {
+            EngineError::Internal(format!(
+                "{} engine: {e}",
+                report.answered_by.unwrap_or(report.engine)
+            ))
+        })?;
+    }
+    Ok(report)
+}

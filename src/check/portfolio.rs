@@ -1,0 +1,315 @@
+//! Runs the engines of a schedule on their own threads with one deadline and one cancel
+//! flag, and takes the first conclusive answer.
+//!
+//! Every engine runs on a detached thread with its own copy of the model behind an `Arc`;
+//! the calling thread only forwards progress, watches the memory limit and waits. When an
+//! engine answers, the flag tells the others to stop; they poll it often (engines promise
+//! to within a few milliseconds), and one that has not returned [`GRACE`] after being told
+//! is abandoned: the report says so and the check returns without it. This is what bounds
+//! the end of a check by its time limit even if an engine is caught in a long step.
+//!
+//! One engine alone (`--engine qpor`, …) runs the same way, so the same bound holds.
+
+use super::schedule::{Member, Planned};
+use crate::engine::{
+    current_rss_bytes, peak_rss_bytes, Budget, CancelToken, Counters, EngineError, EngineRun, Observer,
+    Progress, Report, RunEnd, Settings, Stats, StopReason, Verdict,
+};
+use crate::system::model::Model;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long an engine may take to return once told to stop before it is abandoned.
+pub(crate) const GRACE: Duration = Duration::from_millis(300);
+
+/// How often the waiting thread looks at the memory and the clock.
+const TICK: Duration = Duration::from_millis(20);
+
+/// What an engine thread tells the waiting thread.
+enum Message {
+    Progress(Progress),
+    Done(usize, Box<Result<Report, EngineError>>),
+}
+
+/// Sends an engine's progress to the waiting thread.
+struct ChannelObserver {
+    engine: &'static str,
+    tx: Sender<Message>,
+}
+
+impl Observer for ChannelObserver {
+    fn progress(&mut self, p: &Progress) {
+        let mut p = p.clone();
+        p.engine = self.engine;
+        let _ = self.tx.send(Message::Progress(p));
+    }
+}
+
+/// Where one member of the schedule is.
+enum Slot {
+    Waiting,
+    Running,
+    Returned(Box<Result<Report, EngineError>>),
+    Abandoned,
+}
+
+/// Runs the schedule `planned` on `model`: the first conclusive report, or an inconclusive
+/// one saying why none came. A single engine's report is returned as it is; the
+/// portfolio's report is `auto`'s, with every member's ending in [`Report::engines`].
+pub(crate) fn run(
+    model: &Model,
+    opts: &super::CheckOptions,
+    planned: &Planned,
+    observer: &mut dyn Observer,
+) -> Result<Report, EngineError> {
+    let started = opts.started.unwrap_or_else(Instant::now);
+    let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
+    let token = CancelToken::default();
+    let model = Arc::new(model.clone());
+    let (tx, rx) = mpsc::channel();
+    let mut slots: Vec<Slot> = planned.members.iter().map(|_| Slot::Waiting).collect();
+    let mut winner: Option<usize> = None;
+    // When the waiting ends at the latest: a grace after the deadline, or after the stop.
+    let mut give_up_at = deadline.and_then(|d| d.checked_add(GRACE));
+    loop {
+        let running = slots.iter().filter(|s| matches!(s, Slot::Running)).count();
+        if !token.is_cancelled() {
+            let mut free = planned.jobs.saturating_sub(running);
+            for (i, member) in planned.members.iter().enumerate() {
+                if free == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                if matches!(slots[i], Slot::Waiting) {
+                    spawn(i, member, &model, deadline, opts.time_limit, &token, &tx);
+                    slots[i] = Slot::Running;
+                    free -= 1;
+                }
+            }
+        }
+        let running = slots.iter().filter(|s| matches!(s, Slot::Running)).count();
+        if running == 0 {
+            break;
+        }
+        if give_up_at.is_some_and(|t| Instant::now() >= t) {
+            for s in &mut slots {
+                if matches!(s, Slot::Running) {
+                    *s = Slot::Abandoned;
+                }
+            }
+            break;
+        }
+        match rx.recv_timeout(TICK) {
+            Ok(Message::Progress(p)) => observer.progress(&p),
+            Ok(Message::Done(i, result)) => {
+                let conclusive = result.as_ref().as_ref().is_ok_and(|r| conclusive(r, opts.all));
+                slots[i] = Slot::Returned(result);
+                if conclusive && winner.is_none() && !token.is_cancelled() {
+                    winner = Some(i);
+                    token.cancel();
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => unreachable!("the waiting thread holds a sender"),
+        }
+        if let Some(mb) = opts.max_memory_mb {
+            if current_rss_bytes() > mb.saturating_mul(1 << 20) {
+                token.stop(StopReason::MemoryLimit(mb));
+            }
+        }
+        if token.is_cancelled() {
+            let stop_by = Instant::now() + GRACE;
+            give_up_at = Some(give_up_at.map_or(stop_by, |t| t.min(stop_by)));
+        }
+    }
+    let overall_stop = token
+        .reason()
+        .filter(|r| *r != StopReason::Cancelled)
+        .or_else(|| {
+            deadline
+                .filter(|d| Instant::now() >= *d)
+                .map(|_| Budget::until(deadline, opts.time_limit).time_limit_reached())
+        });
+    if !planned.portfolio {
+        return single_report(planned, slots, overall_stop, started);
+    }
+    portfolio_report(planned, slots, winner, overall_stop, opts.all, started)
+}
+
+/// Whether `report` settles the check: a deadlock or fault found (under `--all`, only when
+/// the run also completed), or a complete exploration without one.
+fn conclusive(report: &Report, all: bool) -> bool {
+    match report.verdict {
+        Verdict::Inconclusive => false,
+        Verdict::NoDeadlock => true,
+        Verdict::Deadlock | Verdict::Fault => !all || report.stopped.is_none(),
+    }
+}
+
+/// Starts `member` on its own thread.
+fn spawn(
+    i: usize,
+    member: &Member,
+    model: &Arc<Model>,
+    deadline: Option<Instant>,
+    time_limit: Option<Duration>,
+    token: &CancelToken,
+    tx: &Sender<Message>,
+) {
+    let engine = member
+        .options
+        .build_engine(member.choice)
+        .expect("[qpor internal bug] a schedule member is one engine");
+    let name = engine.name();
+    // A slice ends the member early; its report then names the slice as its limit.
+    let (deadline, limit) = match member.slice.and_then(|s| Instant::now().checked_add(s)) {
+        Some(end) if deadline.is_none_or(|d| end < d) => (Some(end), member.slice),
+        _ => (deadline, time_limit),
+    };
+    let budget = Budget::until(deadline, limit).with_cancel(token.clone());
+    let model = Arc::clone(model);
+    let tx = tx.clone();
+    std::thread::spawn(move || {
+        let mut observer = ChannelObserver {
+            engine: name,
+            tx: tx.clone(),
+        };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| engine.run(&model, &budget, &mut observer)))
+            .unwrap_or_else(|payload| {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                Err(EngineError::Internal(format!("the {name} engine failed: {what}")))
+            });
+        let _ = tx.send(Message::Done(i, Box::new(result)));
+    });
+}
+
+/// The report of one engine run alone.
+fn single_report(
+    planned: &Planned,
+    mut slots: Vec<Slot>,
+    overall_stop: Option<StopReason>,
+    started: Instant,
+) -> Result<Report, EngineError> {
+    let name = planned.members[0].choice.name();
+    match slots.swap_remove(0) {
+        Slot::Returned(result) => *result,
+        _ => Ok(Report::new(
+            name,
+            Vec::new(),
+            Some(overall_stop.unwrap_or(StopReason::Cancelled)),
+            empty_stats(started),
+            Settings::default(),
+        )),
+    }
+}
+
+/// The portfolio's report: the winner's verdict and findings, or the best inconclusive
+/// answer (a deadlock found by a run that stopped early under `--all`), and every member's
+/// ending. When every engine that ran failed, the first failure is the result.
+fn portfolio_report(
+    planned: &Planned,
+    slots: Vec<Slot>,
+    winner: Option<usize>,
+    overall_stop: Option<StopReason>,
+    all: bool,
+    started: Instant,
+) -> Result<Report, EngineError> {
+    let mut runs = Vec::new();
+    let mut reports: Vec<Option<Report>> = Vec::new();
+    let mut first_error = None;
+    for (i, (member, slot)) in planned.members.iter().zip(slots).enumerate() {
+        let name = member.choice.name();
+        let mut run = EngineRun {
+            engine: name,
+            ended: RunEnd::NotStarted,
+            verdict: None,
+            stopped: None,
+            error: None,
+            settings: Settings::default(),
+            stats: None,
+        };
+        let mut report = None;
+        let slot = match slot {
+            Slot::Returned(result) => Ok(*result),
+            other => Err(other),
+        };
+        match slot {
+            Err(Slot::Waiting) => {}
+            Err(_) => run.ended = RunEnd::Abandoned,
+            Ok(Err(e)) => {
+                run.ended = RunEnd::Failed;
+                run.error = Some(e.to_string());
+                first_error.get_or_insert(e);
+            }
+            Ok(Ok(r)) => {
+                run.ended = if winner == Some(i) {
+                    RunEnd::Answered
+                } else if conclusive(&r, all) {
+                    RunEnd::AnsweredLate
+                } else if r.stopped == Some(StopReason::Cancelled) {
+                    RunEnd::Cancelled
+                } else {
+                    RunEnd::Inconclusive
+                };
+                run.verdict = Some(r.verdict);
+                run.stopped = r.stopped;
+                run.settings = r.settings.clone();
+                run.stats = Some(r.stats.clone());
+                report = Some(r);
+            }
+        }
+        runs.push(run);
+        reports.push(report);
+    }
+    let engines_started = runs.iter().filter(|r| r.ended != RunEnd::NotStarted).count() as u64;
+    // Without a winner, a deadlock found by a run that could not finish its `--all` list
+    // still answers the question; its list is reported as possibly incomplete.
+    let answer = winner.or_else(|| {
+        (all).then(|| {
+            reports.iter().position(|r| {
+                r.as_ref()
+                    .is_some_and(|r| matches!(r.verdict, Verdict::Deadlock | Verdict::Fault))
+            })
+        })?
+    });
+    let stats = Stats {
+        counters: Counters::Portfolio { engines_started },
+        seconds: started.elapsed().as_secs_f64(),
+        peak_rss_bytes: peak_rss_bytes(),
+    };
+    let mut out = match answer.and_then(|i| reports[i].take().map(|r| (i, r))) {
+        Some((i, r)) => {
+            let mut out = Report::new("auto", r.findings, r.stopped, stats, Settings::default());
+            out.answered_by = Some(planned.members[i].choice.name());
+            out
+        }
+        None if runs
+            .iter()
+            .all(|r| matches!(r.ended, RunEnd::Failed | RunEnd::NotStarted)) =>
+        {
+            return Err(first_error.expect("[qpor internal bug] a portfolio without any engine"));
+        }
+        None => {
+            let why = overall_stop
+                .or_else(|| runs.iter().rev().find_map(|r| r.stopped))
+                .unwrap_or(StopReason::Cancelled);
+            Report::new("auto", Vec::new(), Some(why), stats, Settings::default())
+        }
+    };
+    out.engines = runs;
+    Ok(out)
+}
+
+/// Statistics of an engine that never returned.
+fn empty_stats(started: Instant) -> Stats {
+    Stats {
+        counters: Counters::Portfolio { engines_started: 1 },
+        seconds: started.elapsed().as_secs_f64(),
+        peak_rss_bytes: peak_rss_bytes(),
+    }
+}

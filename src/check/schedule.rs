@@ -1,0 +1,174 @@
+//! Which engines a check runs, in what order, with what share of the time: the schedule
+//! of `--engine auto`, decided from the model's structure and the number of cores.
+//!
+//! # The rules (also in the README, "Engines")
+//! * **Cheap first.** The random walk costs almost nothing to start and finds the
+//!   deadlocks of many huge state spaces in milliseconds, so it is always started first.
+//!   It can never prove absence, so where it would take a core from an engine that can
+//!   (fewer jobs than engines), or where nothing else would end it (no time limit), it
+//!   gets a slice: a tenth of the time limit (one second
+//!   without a limit), after which the next engine takes its core.
+//! * **QPOR next**, then the explicit search: QPOR decides the most nets alone (on the MCC
+//!   development nets, 10 s each, it decided about half where the explicit search decided a
+//!   third; README, "Engines"), and the explicit search decides some that QPOR does not
+//!   (many maximal configurations over few states).
+//! * **One job**: the engines take turns; QPOR gets half of what remains after the walk's
+//!   slice, the explicit search the rest.
+//! * **Huge markings**: the general unfolding makes one condition per token, so on a net
+//!   whose initial marking holds more than [`GENERAL_TOKENS_MAX`] tokens, auto runs QPOR on
+//!   the place-component unfolding, where a place's count is one local state.
+
+use super::{CheckOptions, EngineChoice};
+use crate::system::model::Model;
+use crate::unfold::Backend;
+use std::time::Duration;
+
+/// Above this many tokens in the initial marking, auto does not give QPOR the general
+/// unfolding (one condition per token).
+pub(crate) const GENERAL_TOKENS_MAX: u64 = 10_000;
+
+/// The walk's slice when it shares cores and there is no time limit.
+const WALK_SLICE_UNLIMITED: Duration = Duration::from_secs(1);
+
+/// The share of the time limit the walk gets when it shares cores.
+const WALK_SLICE_SHARE: f64 = 0.1;
+
+/// One engine of a schedule.
+#[derive(Clone, Debug)]
+pub(crate) struct Member {
+    /// The engine.
+    pub choice: EngineChoice,
+    /// The options it runs with (the user's, adjusted by the schedule).
+    pub options: CheckOptions,
+    /// How long it may run once started (`None`: until the check's deadline).
+    pub slice: Option<Duration>,
+}
+
+/// The engines of a check, in the order they start, and how many run at once.
+#[derive(Clone, Debug)]
+pub(crate) struct Planned {
+    /// The engines, in starting order.
+    pub members: Vec<Member>,
+    /// How many run at once.
+    pub jobs: usize,
+    /// Whether this is the portfolio (`--engine auto`) rather than one engine alone.
+    pub portfolio: bool,
+}
+
+/// The schedule for checking `model` with `opts`: one engine when `opts` names one, else
+/// the portfolio of the module comment.
+pub(crate) fn plan(model: &Model, opts: &CheckOptions) -> Planned {
+    if opts.engine != EngineChoice::Auto {
+        return Planned {
+            members: vec![Member {
+                choice: opts.engine,
+                options: opts.clone(),
+                slice: None,
+            }],
+            jobs: 1,
+            portfolio: false,
+        };
+    }
+    let jobs = opts
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let mut qpor = opts.clone();
+    if qpor.unfolding.resolve(model, &opts.system) == Backend::General
+        && initial_tokens(model) > GENERAL_TOKENS_MAX
+    {
+        qpor.unfolding = Backend::Program;
+    }
+    let choices = [EngineChoice::Walk, EngineChoice::Qpor, EngineChoice::Explicit];
+    // Without a time limit the walk always gets a slice: it would never end on its own.
+    let walk_slice = (jobs < choices.len() || opts.time_limit.is_none()).then(|| match opts.time_limit {
+        Some(limit) => limit.mul_f64(WALK_SLICE_SHARE),
+        None => WALK_SLICE_UNLIMITED,
+    });
+    let qpor_slice = (jobs == 1).then_some(()).and_then(|()| {
+        let limit = opts.time_limit?;
+        Some(limit.saturating_sub(walk_slice.unwrap_or_default()) / 2)
+    });
+    let members = vec![
+        Member {
+            choice: EngineChoice::Walk,
+            options: opts.clone(),
+            slice: walk_slice,
+        },
+        Member {
+            choice: EngineChoice::Qpor,
+            options: qpor,
+            slice: qpor_slice,
+        },
+        Member {
+            choice: EngineChoice::Explicit,
+            options: opts.clone(),
+            slice: None,
+        },
+    ];
+    Planned {
+        members,
+        jobs,
+        portfolio: true,
+    }
+}
+
+/// Tokens in the initial marking of a net (0 for programs).
+fn initial_tokens(model: &Model) -> u64 {
+    match model {
+        Model::Net(net) => net.places.iter().map(|p| u64::from(p.initial)).sum(),
+        Model::Program(_) => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::net::Net;
+
+    fn net_with_tokens(tokens: u32) -> Model {
+        let mut net = Net::default();
+        let p = net.add_place("p", None, tokens);
+        let t = net.add_transition("t", None);
+        net.add_pre(t, p, 1);
+        net.add_post(t, p, 1);
+        Model::Net(net)
+    }
+
+    #[test]
+    fn one_engine_runs_alone() {
+        let opts = CheckOptions {
+            engine: EngineChoice::Explicit,
+            ..CheckOptions::default()
+        };
+        let p = plan(&net_with_tokens(1), &opts);
+        assert!(!p.portfolio);
+        assert_eq!(p.members.len(), 1);
+        assert_eq!(p.members[0].choice, EngineChoice::Explicit);
+    }
+
+    #[test]
+    fn the_walk_gets_a_slice_only_when_it_shares_cores() {
+        let opts = |jobs| CheckOptions {
+            jobs: Some(jobs),
+            time_limit: Some(Duration::from_secs(10)),
+            ..CheckOptions::default()
+        };
+        let two = plan(&net_with_tokens(1), &opts(2));
+        assert_eq!(two.members[0].choice, EngineChoice::Walk);
+        assert_eq!(two.members[0].slice, Some(Duration::from_secs(1)));
+        assert_eq!(two.members[1].slice, None);
+        let one = plan(&net_with_tokens(1), &opts(1));
+        assert_eq!(one.members[1].slice, Some(Duration::from_millis(4500)));
+        let three = plan(&net_with_tokens(1), &opts(3));
+        assert!(three.members.iter().all(|m| m.slice.is_none()));
+    }
+
+    #[test]
+    fn huge_markings_keep_qpor_off_the_general_unfolding() {
+        let opts = CheckOptions::default();
+        let qpor = |m: &Model| plan(m, &opts).members[1].options.unfolding;
+        assert_eq!(qpor(&net_with_tokens(3)), Backend::Auto);
+        assert_eq!(qpor(&net_with_tokens(1_000_000)), Backend::Program);
+    }
+}
