@@ -56,6 +56,7 @@ fn main() {
         let sys = model
             .system(&SystemOptions {
                 decomposition: Some(Decomposition::Places),
+                ..SystemOptions::default()
             })
             .unwrap();
         let mut unf = ProgramUnfolding::new(

@@ -45,6 +45,7 @@ mod check;
 mod engine;
 mod explicit;
 mod export;
+mod mcc;
 mod parse;
 mod qpor;
 mod reduce;
@@ -59,6 +60,7 @@ pub use engine::{
     EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, Report, RunEnd,
     Settings, Silent, Stats, StepNames, StopReason, Verdict, WalkCounters, Witness, WitnessStep,
 };
+pub use mcc::{answer as answer_mcc, Examination, MccAnswer, MccOptions, MccOutcome};
 pub use parse::{load, load_str, Format, LoadError, LoadOptions, Loaded, ParseError};
 pub use source::Pos;
 pub use system::invariants::Safeness;

@@ -36,6 +36,9 @@ enum Command {
     /// Draw a model, its unfolding prefix, its event structure or the QPOR exploration
     /// tree with Graphviz (DOT, SVG, PNG).
     Dot(cli::dot::DotArgs),
+    /// Answer a Model Checking Contest examination (ReachabilityDeadlock, OneSafe) on a
+    /// contest directory, as the contest runs tools.
+    Mcc(cli::mcc::MccArgs),
     /// Build the complete finite prefix of a model's unfolding (ERV) and its statistics.
     Unfold(cli::unfold::UnfoldArgs),
 }
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Decide(a) => cli::decide::run(a),
         Command::Dot(a) => cli::dot::run(a),
         Command::Unfold(a) => cli::unfold::run(a),
+        Command::Mcc(a) => cli::mcc::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -196,6 +196,7 @@ fn small_mcc_nets_match_published_verdicts() {
                 engine: EngineChoice::Explicit,
                 system: SystemOptions {
                     decomposition: Some(d),
+                    ..SystemOptions::default()
                 },
                 max_states: Some(3_000_000),
                 ..CheckOptions::default()

@@ -288,11 +288,13 @@ fn portfolio_report(
             out.answered_by = Some(planned.members[i].choice.name());
             out
         }
-        None if runs
-            .iter()
-            .all(|r| matches!(r.ended, RunEnd::Failed | RunEnd::NotStarted)) =>
+        // Every engine that ran failed: the model, not the budget, is the problem.
+        None if first_error.is_some()
+            && runs
+                .iter()
+                .all(|r| matches!(r.ended, RunEnd::Failed | RunEnd::NotStarted)) =>
         {
-            return Err(first_error.expect("[qpor internal bug] a portfolio without any engine"));
+            return Err(first_error.expect("checked just above"));
         }
         None => {
             let why = overall_stop

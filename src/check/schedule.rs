@@ -14,6 +14,8 @@
 //!   (many maximal configurations over few states).
 //! * **One job**: the engines take turns; QPOR gets half of what remains after the walk's
 //!   slice, the explicit search the rest.
+//! * **`--all`** asks for the complete list of dead states, which the walk never gives:
+//!   it does not run.
 //! * **Huge markings**: the general unfolding makes one condition per token, so on a net
 //!   whose initial marking holds more than [`GENERAL_TOKENS_MAX`] tokens, auto runs QPOR on
 //!   the place-component unfolding, where a place's count is one local state.
@@ -89,7 +91,7 @@ pub(crate) fn plan(model: &Model, opts: &CheckOptions) -> Planned {
         let limit = opts.time_limit?;
         Some(limit.saturating_sub(walk_slice.unwrap_or_default()) / 2)
     });
-    let members = vec![
+    let mut members = vec![
         Member {
             choice: EngineChoice::Walk,
             options: opts.clone(),
@@ -106,6 +108,14 @@ pub(crate) fn plan(model: &Model, opts: &CheckOptions) -> Planned {
             slice: None,
         },
     ];
+    // QPOR's unfoldings do not look at faults of a watched net (`system::one_safe`).
+    if opts.system.one_safe_watch {
+        members.retain(|m| m.choice != EngineChoice::Qpor);
+    }
+    // `--all` asks for every dead state, which only a complete exploration lists.
+    if opts.all {
+        members.retain(|m| m.choice != EngineChoice::Walk);
+    }
     Planned {
         members,
         jobs,

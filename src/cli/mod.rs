@@ -14,6 +14,7 @@ pub mod convert;
 pub mod decide;
 pub mod dot;
 pub mod info;
+pub mod mcc;
 pub mod reduce;
 pub mod unfold;
 
@@ -95,6 +96,7 @@ pub fn load_model(args: &ModelArgs) -> Result<(Loaded, SystemOptions), String> {
             ComponentsArg::Places => Some(Decomposition::Places),
             ComponentsArg::Units => Some(Decomposition::Units),
         },
+        ..SystemOptions::default()
     };
     Ok((loaded, system))
 }

@@ -22,6 +22,7 @@
 pub(crate) mod invariants;
 pub(crate) mod model;
 pub(crate) mod net;
+pub(crate) mod one_safe;
 pub(crate) mod program;
 
 use smallvec::SmallVec;

@@ -1,6 +1,7 @@
 //! A loaded model: what an input file holds, before it is viewed as a component system.
 
 use super::net::{Decomposition, Net, NetSystem};
+use super::one_safe::OneSafeWatch;
 use super::program::Program;
 use super::{ModelError, System};
 
@@ -19,12 +20,22 @@ pub struct SystemOptions {
     /// For nets: the decomposition to use; `None` picks NUPN units when the file has them
     /// and one component per place otherwise.
     pub decomposition: Option<Decomposition>,
+    /// Nets only: view the net place by place with a place holding two tokens or more as
+    /// a fault, so that engines answer the OneSafe question (see `system::one_safe`).
+    pub one_safe_watch: bool,
 }
 
 impl Model {
     /// The model as a component system.
     pub fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + '_>, ModelError> {
         match self {
+            Model::Net(net) if opts.one_safe_watch => Ok(Box::new(OneSafeWatch::new(NetSystem::new(
+                net,
+                Decomposition::Places,
+            )?))),
+            Model::Program(_) if opts.one_safe_watch => Err(ModelError::new(
+                "the OneSafe question is about the places of a net; this model is a program".to_string(),
+            )),
             Model::Net(net) => {
                 let d = opts.decomposition.unwrap_or(if net.nupn.is_some() {
                     Decomposition::Units

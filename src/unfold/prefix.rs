@@ -74,6 +74,7 @@ pub fn prefix_system_options(model: &Model, backend: Backend, system: &SystemOpt
     match backend.resolve(model, system) {
         Backend::General => SystemOptions {
             decomposition: Some(Decomposition::Places),
+            ..*system
         },
         _ => *system,
     }

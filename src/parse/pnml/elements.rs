@@ -75,11 +75,11 @@ fn attr_offset(err: &AttrError) -> usize {
     }
 }
 
+/// How every refusal of a coloured net begins (see [`super::is_coloured_net_error`]).
+pub(super) const COLOURED_REFUSAL: &str = "coloured (symmetric) nets are not supported";
+
 pub(super) fn coloured_message(detail: &str) -> String {
-    format!(
-        "coloured (symmetric) nets are not supported: {detail}; qpor reads P/T nets \
-         (type=\"{PTNET_TYPE}\")"
-    )
+    format!("{COLOURED_REFUSAL}: {detail}; qpor reads P/T nets (type=\"{PTNET_TYPE}\")")
 }
 
 impl Parser<'_> {

@@ -1,0 +1,82 @@
+//! `qpor mcc`: the Model Checking Contest's interface.
+
+use super::args;
+use super::check::EXIT_INTERNAL;
+use super::ProgressLine;
+use clap::Args;
+use qpor::{answer_mcc, EngineError, MccAnswer, MccOptions};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct MccArgs {
+    /// The contest directory holding model.pnml (and iscolored, <Examination>.xml).
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// The examination (default: $BK_EXAMINATION): ReachabilityDeadlock or OneSafe.
+    #[arg(long, value_name = "NAME")]
+    examination: Option<String>,
+    /// The time budget in seconds (default: $BK_TIME_CONFINEMENT, else none).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    time_limit: Option<f64>,
+    /// How many engines run at once (default: one per core).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// The random walk's seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// No progress line on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `qpor mcc`; returns the exit status: 0 when a verdict or DO_NOT_COMPETE was
+/// printed, 3 for CANNOT_COMPUTE, 4 for an internal error.
+pub fn run(a: MccArgs) -> Result<u8, String> {
+    let started = Instant::now();
+    let examination = match a.examination {
+        Some(e) => e,
+        None => std::env::var("BK_EXAMINATION")
+            .map_err(|_| "no examination: give --examination or set BK_EXAMINATION".to_string())?,
+    };
+    let seconds = match a.time_limit {
+        Some(s) => Some(s),
+        None => match std::env::var("BK_TIME_CONFINEMENT") {
+            Ok(v) => Some(
+                v.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("BK_TIME_CONFINEMENT={v}: expected a number of seconds"))?,
+            ),
+            Err(_) => None,
+        },
+    };
+    if a.jobs == Some(0) {
+        return Err("--jobs 0: at least one engine must run".into());
+    }
+    let opts = MccOptions {
+        examination,
+        time_limit: args::time_limit(seconds)?,
+        started: Some(started),
+        jobs: a.jobs,
+        seed: a.seed,
+    };
+    let mut progress = ProgressLine::new(!a.quiet);
+    let outcome = answer_mcc(&a.dir, &opts, &mut progress);
+    progress.finish();
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e @ EngineError::Internal(_)) => {
+            eprintln!("error: {}: {e}", a.dir.display());
+            return Ok(EXIT_INTERNAL);
+        }
+        Err(e) => return Err(format!("{}: {e}", a.dir.display())),
+    };
+    for note in &outcome.notes {
+        eprintln!("note: {note}");
+    }
+    println!("{}", outcome.answer);
+    Ok(match outcome.answer {
+        MccAnswer::CannotCompute { .. } => 3,
+        MccAnswer::Formula { .. } | MccAnswer::DoNotCompete => 0,
+    })
+}

@@ -1,0 +1,298 @@
+//! The Model Checking Contest's interface (`qpor mcc`): a directory as the contest lays it
+//! out (`model.pnml`, `iscolored`, one XML file of properties per examination), an
+//! examination, a time budget, and one answer line per property on standard output.
+//!
+//! Two examinations are answered:
+//! * **ReachabilityDeadlock**: `TRUE` when a deadlock is reachable, by the same portfolio
+//!   as `qpor check` (every witness replayed);
+//! * **OneSafe**: `TRUE` when every reachable marking puts at most one token on every
+//!   place: first structurally (a NUPN declared safe, or place invariants bounding every
+//!   place by one), else by exploration, where a place holding two tokens is a fault
+//!   (`system::one_safe`): the walk finds such markings, the explicit search finds them or
+//!   proves there are none.
+//!
+//! Coloured nets and other examinations get `DO_NOT_COMPETE`; a run that decides nothing
+//! within the budget, `CANNOT_COMPUTE`.
+
+use crate::check::{check, CheckOptions};
+use crate::engine::{EngineError, Observer, Report, Verdict};
+use crate::parse::{load, pnml, LoadError, LoadOptions};
+use crate::system::invariants::{structural_safeness, Safeness};
+use crate::system::model::Model;
+use quick_xml::events::Event;
+use std::fmt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Above this many places the invariant search of OneSafe is skipped: its rows grow with
+/// the square of the places (seconds and hundreds of megabytes past a few thousand).
+const INVARIANTS_UP_TO_PLACES: usize = 1000;
+
+/// What `qpor mcc` is asked.
+#[derive(Clone, Debug, Default)]
+pub struct MccOptions {
+    /// The examination (`ReachabilityDeadlock`, `OneSafe`, …).
+    pub examination: String,
+    /// The time budget of the whole run.
+    pub time_limit: Option<Duration>,
+    /// When the budget started counting; `None`: when [`answer`] is called.
+    pub started: Option<Instant>,
+    /// How many engines run at once (`None`: one per core).
+    pub jobs: Option<usize>,
+    /// The random walk's seed.
+    pub seed: u64,
+}
+
+/// The examinations `qpor mcc` answers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Examination {
+    /// Is a deadlock reachable?
+    ReachabilityDeadlock,
+    /// Is every reachable marking 1-bounded?
+    OneSafe,
+}
+
+impl Examination {
+    /// The examination called `name` in the contest, if qpor answers it.
+    pub fn from_name(name: &str) -> Option<Examination> {
+        match name {
+            "ReachabilityDeadlock" => Some(Examination::ReachabilityDeadlock),
+            "OneSafe" => Some(Examination::OneSafe),
+            _ => None,
+        }
+    }
+
+    /// The contest's name of the examination.
+    pub fn name(self) -> &'static str {
+        match self {
+            Examination::ReachabilityDeadlock => "ReachabilityDeadlock",
+            Examination::OneSafe => "OneSafe",
+        }
+    }
+}
+
+/// The answer of `qpor mcc`, printed as the contest reads it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum MccAnswer {
+    /// `FORMULA <id> TRUE|FALSE TECHNIQUES …`.
+    Formula {
+        /// The property's id.
+        id: String,
+        /// Whether the property holds.
+        holds: bool,
+        /// What answered, in the contest's words.
+        techniques: Vec<&'static str>,
+    },
+    /// `FORMULA <id> CANNOT_COMPUTE`: nothing decided within the budget.
+    CannotCompute {
+        /// The property's id.
+        id: String,
+    },
+    /// `DO_NOT_COMPETE`: a coloured net, or an examination qpor does not answer.
+    DoNotCompete,
+}
+
+impl fmt::Display for MccAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MccAnswer::Formula {
+                id,
+                holds,
+                techniques,
+            } => {
+                let value = if *holds { "TRUE" } else { "FALSE" };
+                write!(f, "FORMULA {id} {value} TECHNIQUES {}", techniques.join(" "))
+            }
+            MccAnswer::CannotCompute { id } => write!(f, "FORMULA {id} CANNOT_COMPUTE"),
+            MccAnswer::DoNotCompete => f.write_str("DO_NOT_COMPETE"),
+        }
+    }
+}
+
+/// An answer with what the user should know about how it came (a reader's error behind a
+/// CANNOT_COMPUTE, an engine that failed); `notes` go to standard error.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MccOutcome {
+    /// The answer line.
+    pub answer: MccAnswer,
+    /// Diagnostics for standard error.
+    pub notes: Vec<String>,
+}
+
+/// Answers the examination of `opts` on the contest directory `dir`. A witness the replay
+/// refuses is an error ([`EngineError::Internal`]); every other problem is an answer with
+/// notes.
+pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Result<MccOutcome, EngineError> {
+    let started = opts.started.unwrap_or_else(Instant::now);
+    let plain = |answer| MccOutcome {
+        answer,
+        notes: Vec::new(),
+    };
+    let Some(exam) = Examination::from_name(&opts.examination) else {
+        return Ok(MccOutcome {
+            answer: MccAnswer::DoNotCompete,
+            notes: vec![format!(
+                "examination {:?}: qpor answers ReachabilityDeadlock and OneSafe",
+                opts.examination
+            )],
+        });
+    };
+    if is_coloured_dir(dir) {
+        return Ok(plain(MccAnswer::DoNotCompete));
+    }
+    let id = property_id(dir, exam);
+    let loaded = match load(&dir.join("model.pnml"), &LoadOptions::default()) {
+        Ok(l) => l,
+        Err(LoadError::Parse(e)) if pnml::is_coloured_net_error(&e) => {
+            return Ok(plain(MccAnswer::DoNotCompete))
+        }
+        Err(e) => {
+            return Ok(MccOutcome {
+                answer: MccAnswer::CannotCompute { id },
+                notes: vec![e.to_string()],
+            })
+        }
+    };
+    let mut notes = loaded.warnings;
+    if exam == Examination::OneSafe {
+        if let Some(techniques) = structurally_safe(&loaded.model) {
+            return Ok(MccOutcome {
+                answer: MccAnswer::Formula {
+                    id,
+                    holds: true,
+                    techniques,
+                },
+                notes,
+            });
+        }
+    }
+    let mut check_opts = CheckOptions {
+        time_limit: opts.time_limit,
+        started: Some(started),
+        jobs: opts.jobs,
+        seed: opts.seed,
+        ..CheckOptions::default()
+    };
+    check_opts.system.one_safe_watch = exam == Examination::OneSafe;
+    let report = match check(&loaded.model, &check_opts, observer) {
+        Ok(r) => r,
+        Err(e @ EngineError::Internal(_)) => return Err(e),
+        Err(e) => {
+            notes.push(e.to_string());
+            return Ok(MccOutcome {
+                answer: MccAnswer::CannotCompute { id },
+                notes,
+            });
+        }
+    };
+    let holds = match (exam, report.verdict) {
+        (Examination::ReachabilityDeadlock, Verdict::Deadlock) => Some(true),
+        (Examination::ReachabilityDeadlock, Verdict::NoDeadlock) => Some(false),
+        // A fault of a net watched for OneSafe is a place with two tokens.
+        (Examination::OneSafe, Verdict::Fault) => Some(false),
+        (Examination::OneSafe, Verdict::NoDeadlock) => Some(true),
+        _ => None,
+    };
+    let answer = match holds {
+        Some(holds) => MccAnswer::Formula {
+            id,
+            holds,
+            techniques: techniques(&report),
+        },
+        None => MccAnswer::CannotCompute { id },
+    };
+    Ok(MccOutcome { answer, notes })
+}
+
+/// Whether the directory says its net is coloured (the contest's `iscolored` file).
+fn is_coloured_dir(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("iscolored")).is_ok_and(|s| s.trim().eq_ignore_ascii_case("true"))
+}
+
+/// The id of the examination's property: the first `<id>` of `<Examination>.xml`, or the
+/// examination's name when the file is absent or holds none.
+fn property_id(dir: &Path, exam: Examination) -> String {
+    let file = dir.join(format!("{}.xml", exam.name()));
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|xml| first_id(&xml))
+        .unwrap_or_else(|| exam.name().to_string())
+}
+
+/// The text of the first `<id>` element of `xml`.
+fn first_id(xml: &str) -> Option<String> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut in_id = false;
+    loop {
+        match reader.read_event().ok()? {
+            Event::Start(e) if e.local_name().into_inner() == "id" => in_id = true,
+            Event::Text(t) if in_id => {
+                let text = t.xml10_content().trim().to_string();
+                return (!text.is_empty()).then_some(text);
+            }
+            Event::End(_) => in_id = false,
+            Event::Eof => return None,
+            _ => {}
+        }
+    }
+}
+
+/// The techniques proving `model` 1-safe without exploring it, if it is structurally safe.
+fn structurally_safe(model: &Model) -> Option<Vec<&'static str>> {
+    let net = model.as_net()?;
+    let declared_safe = net.nupn.as_ref().is_some_and(|n| n.safe);
+    if !declared_safe && net.places.len() > INVARIANTS_UP_TO_PLACES {
+        return None;
+    }
+    match structural_safeness(net) {
+        Safeness::NupnUnits => Some(vec!["USE_NUPN"]),
+        Safeness::Invariants => Some(vec!["TOPOLOGICAL"]),
+        Safeness::Unknown { .. } => None,
+    }
+}
+
+/// The contest's names for what produced `report`'s answer.
+fn techniques(report: &Report) -> Vec<&'static str> {
+    let mut out = match report.answered_by.unwrap_or(report.engine) {
+        "qpor" => vec!["NET_UNFOLDING", "PARTIAL_ORDER_REDUCTION"],
+        "walk" => vec!["RANDOM_WALK"],
+        _ => vec!["EXPLICIT"],
+    };
+    if report.engines.len() > 1 {
+        out.push("COLLATERAL_PROCESSING");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_property_id_is_the_first_id_element() {
+        let xml = "<?xml version=\"1.0\"?>\n<property-set xmlns=\"http://mcc.lip6.fr/\">\n\
+                   <property><id>Net-PT-01-ReachabilityDeadlock-0</id><description>d</description>\n\
+                   </property></property-set>";
+        assert_eq!(first_id(xml).as_deref(), Some("Net-PT-01-ReachabilityDeadlock-0"));
+        assert_eq!(first_id("<property-set/>"), None);
+        assert_eq!(first_id("not xml <"), None);
+    }
+
+    #[test]
+    fn answers_print_as_the_contest_reads_them() {
+        let a = MccAnswer::Formula {
+            id: "X".into(),
+            holds: true,
+            techniques: vec!["EXPLICIT", "COLLATERAL_PROCESSING"],
+        };
+        assert_eq!(
+            a.to_string(),
+            "FORMULA X TRUE TECHNIQUES EXPLICIT COLLATERAL_PROCESSING"
+        );
+        assert_eq!(
+            MccAnswer::CannotCompute { id: "X".into() }.to_string(),
+            "FORMULA X CANNOT_COMPUTE"
+        );
+        assert_eq!(MccAnswer::DoNotCompete.to_string(), "DO_NOT_COMPETE");
+    }
+}
