@@ -72,6 +72,12 @@ pub(crate) const PNML_NAMESPACE: &str = "http://www.pnml.org/version-2009/gramma
 /// The `type` of a P/T net in PNML 2009.
 pub(crate) const PTNET_TYPE: &str = "http://www.pnml.org/version-2009/grammar/ptnet";
 
+/// Whether `e` is the reader's refusal of a coloured (high-level) net, which tools of the
+/// Model Checking Contest answer with DO_NOT_COMPETE rather than an error.
+pub(crate) fn is_coloured_net_error(e: &ParseError) -> bool {
+    e.message.starts_with(elements::COLOURED_REFUSAL)
+}
+
 /// Reads the first P/T net of a PNML document; returns it with the reader's warnings
 /// (`file:line:col: …`), e.g. when the file holds several nets or a stale NUPN `size`.
 ///
@@ -86,12 +92,6 @@ pub(crate) const PTNET_TYPE: &str = "http://www.pnml.org/version-2009/grammar/pt
 /// let (net, warnings) = qpor::formats::pnml::read(text.as_bytes(), "small.pnml").unwrap();
 /// assert_eq!((net.places.len(), net.transitions.len(), net.num_arcs()), (1, 1, 1));
 /// assert!(warnings.is_empty());
-/// Whether `e` is the reader's refusal of a coloured (high-level) net, which tools of the
-/// Model Checking Contest answer with DO_NOT_COMPETE rather than an error.
-pub(crate) fn is_coloured_net_error(e: &ParseError) -> bool {
-    e.message.starts_with(elements::COLOURED_REFUSAL)
-}
-
 /// ```
 pub fn read<R: BufRead>(reader: R, file: &str) -> Result<(Net, Vec<String>), ParseError> {
     let mut xml = Reader::from_reader(LineTracker::new(reader));
