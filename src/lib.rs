@@ -54,13 +54,15 @@ mod system;
 mod unfold;
 mod walk;
 
-pub use check::{check, CheckOptions, EngineChoice};
+pub use check::{check, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
     EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, Report, RunEnd,
     Settings, Silent, Stats, StepNames, StopReason, Verdict, WalkCounters, Witness, WitnessStep,
 };
-pub use mcc::{answer as answer_mcc, Examination, MccAnswer, MccOptions, MccOutcome};
+pub use mcc::{
+    answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
+};
 pub use parse::{load, load_str, Format, LoadError, LoadOptions, Loaded, ParseError};
 pub use source::Pos;
 pub use system::invariants::Safeness;

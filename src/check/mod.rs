@@ -15,6 +15,7 @@ use crate::system::model::{Model, SystemOptions};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::Backend;
 use crate::walk::{Walk, WalkOptions};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use schedule::plan;
@@ -181,9 +182,25 @@ impl CheckOptions {
 /// Checks `model` for deadlocks with the engine (or the portfolio) of `opts`, within its
 /// limits. Every finding's witness has been replayed on the model; a witness the replay
 /// refuses is an [`EngineError::Internal`], never a verdict.
+///
+/// The engines run on threads that may outlive the call (one that does not stop when told
+/// is left behind, see `portfolio`), so they get their own copy of the model; use
+/// [`check_shared`] to lend them yours instead.
 pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) -> Result<Report, EngineError> {
+    check_shared(&Arc::new(model.clone()), opts, observer)
+}
+
+/// [`check`] on a model the engine threads share without copying it.
+pub fn check_shared(
+    model: &Arc<Model>,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+) -> Result<Report, EngineError> {
     let planned = plan(model, opts);
     let mut report = portfolio::run(model, opts, &planned, observer)?;
+    if report.findings.is_empty() {
+        return Ok(report);
+    }
     let sys = model.system(&opts.system)?;
     for finding in &mut report.findings {
         replay::replay(&*sys, finding, opts.witness_states).map_err(|e| {

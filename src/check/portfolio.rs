@@ -1,7 +1,7 @@
 //! Runs the engines of a schedule on their own threads with one deadline and one cancel
 //! flag, and takes the first conclusive answer.
 //!
-//! Every engine runs on a detached thread with its own copy of the model behind an `Arc`;
+//! Every engine runs on a detached thread sharing the model behind an `Arc`;
 //! the calling thread only forwards progress, watches the memory limit and waits. When an
 //! engine answers, the flag tells the others to stop; they poll it often (engines promise
 //! to within a few milliseconds), and one that has not returned [`GRACE`] after being told
@@ -59,7 +59,7 @@ enum Slot {
 /// one saying why none came. A single engine's report is returned as it is; the
 /// portfolio's report is `auto`'s, with every member's ending in [`Report::engines`].
 pub(crate) fn run(
-    model: &Model,
+    model: &Arc<Model>,
     opts: &super::CheckOptions,
     planned: &Planned,
     observer: &mut dyn Observer,
@@ -67,7 +67,6 @@ pub(crate) fn run(
     let started = opts.started.unwrap_or_else(Instant::now);
     let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
     let token = CancelToken::default();
-    let model = Arc::new(model.clone());
     let (tx, rx) = mpsc::channel();
     let mut slots: Vec<Slot> = planned.members.iter().map(|_| Slot::Waiting).collect();
     let mut winner: Option<usize> = None;
@@ -82,7 +81,7 @@ pub(crate) fn run(
                     break;
                 }
                 if matches!(slots[i], Slot::Waiting) {
-                    spawn(i, member, &model, deadline, opts.time_limit, &token, &tx);
+                    spawn(i, member, model, deadline, opts.time_limit, &token, &tx);
                     slots[i] = Slot::Running;
                     free -= 1;
                 }

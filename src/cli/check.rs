@@ -1,11 +1,12 @@
 //! `qpor check`: deadlock checking.
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
-use super::{load_model, write_output, ModelArgs, ProgressLine};
+use super::{load_model, until_deadline, write_output, ModelArgs, ProgressLine};
 use clap::{Args, ValueEnum};
 use qpor::render;
-use qpor::{CheckOptions, EngineChoice, EngineError};
+use qpor::{Budget, CheckOptions, Counters, EngineChoice, EngineError, Report, Settings, Stats};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Exit status of an internal error (a witness the replay refused).
@@ -111,7 +112,20 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     if a.max_memory == Some(0) {
         return Err("--max-memory 0: expected a positive number of megabytes".into());
     }
-    let (loaded, system) = load_model(&a.model)?;
+    let deadline = time_limit.and_then(|l| started.checked_add(l));
+    let model_args = a.model.clone();
+    let Some(loaded) = until_deadline(deadline, move || load_model(&model_args)) else {
+        // The model is still being read: nothing was explored.
+        let why = Budget::until(deadline, time_limit).time_limit_reached();
+        let stats = Stats {
+            counters: Counters::Portfolio { engines_started: 0 },
+            seconds: started.elapsed().as_secs_f64(),
+            peak_rss_bytes: qpor::peak_rss_bytes(),
+        };
+        let report = Report::new(engine.name(), Vec::new(), Some(why), stats, Settings::default());
+        return print_report(&a, &report);
+    };
+    let (loaded, system) = loaded?;
     let opts = CheckOptions {
         engine,
         system,
@@ -130,7 +144,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         witness_states: a.witness.contains(&WitnessArg::States),
     };
     let mut progress = ProgressLine::new(!a.quiet);
-    let result = qpor::check(&loaded.model, &opts, &mut progress);
+    let result = qpor::check_shared(&Arc::new(loaded.model), &opts, &mut progress);
     progress.finish();
     let shown = a.model.shown();
     let report = match result {
@@ -141,17 +155,23 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         }
         Err(e) => return Err(format!("{shown}: {e}")),
     };
+    print_report(&a, &report)
+}
+
+/// Prints `report` as `a` asks (text or JSON, the witness file); returns the exit status.
+fn print_report(a: &CheckArgs, report: &Report) -> Result<u8, String> {
+    let shown = a.model.shown();
     if let Some(path) = &a.witness_file {
-        let json = render::witness_json(&shown, &report);
+        let json = render::witness_json(&shown, report);
         write_output(Some(path), format!("{json:#}\n").as_bytes())?;
     }
     if a.json {
-        println!("{}", render::report_json(&shown, &report));
+        println!("{}", render::report_json(&shown, report));
     } else {
         let text_opts = render::TextOptions {
             detailed_witness: a.witness.contains(&WitnessArg::Process),
         };
-        print!("{}", render::report_text(&shown, &report, text_opts));
+        print!("{}", render::report_text(&shown, report, text_opts));
     }
     Ok(report.verdict.exit_code() as u8)
 }

@@ -2,11 +2,14 @@
 
 use super::args;
 use super::check::EXIT_INTERNAL;
-use super::ProgressLine;
+use super::{until_deadline, ProgressLine};
 use clap::Args;
-use qpor::{answer_mcc, EngineError, MccAnswer, MccOptions};
+use qpor::{answer_mcc, mcc_property_id, EngineError, Examination, MccAnswer, MccOptions};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long past its limit an answer is waited for (the engines stop within 0.3 s).
+const LATE: Duration = Duration::from_millis(400);
 
 #[derive(Args)]
 pub struct MccArgs {
@@ -53,16 +56,32 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
     if a.jobs == Some(0) {
         return Err("--jobs 0: at least one engine must run".into());
     }
+    let time_limit = args::time_limit(seconds)?;
+    let fallback = Examination::from_name(&examination).map(|e| mcc_property_id(&a.dir, e));
     let opts = MccOptions {
         examination,
-        time_limit: args::time_limit(seconds)?,
+        time_limit,
         started: Some(started),
         jobs: a.jobs,
         seed: a.seed,
     };
-    let mut progress = ProgressLine::new(!a.quiet);
-    let outcome = answer_mcc(&a.dir, &opts, &mut progress);
-    progress.finish();
+    // The engines end by themselves at the limit; reading the model does not, so the whole
+    // answer runs on a thread that is left behind if it has not come back shortly after.
+    let deadline = time_limit
+        .and_then(|l| started.checked_add(l))
+        .and_then(|d| d.checked_add(LATE));
+    let (dir, quiet) = (a.dir.clone(), a.quiet);
+    let outcome = until_deadline(deadline, move || {
+        let mut progress = ProgressLine::new(!quiet);
+        let outcome = answer_mcc(&dir, &opts, &mut progress);
+        progress.finish();
+        outcome
+    });
+    let Some(outcome) = outcome else {
+        let id = fallback.unwrap_or_default();
+        println!("{}", MccAnswer::CannotCompute { id });
+        return Ok(3);
+    };
     let outcome = match outcome {
         Ok(o) => o,
         Err(e @ EngineError::Internal(_)) => {

@@ -7,6 +7,7 @@ use qpor::{Format, LoadOptions, Loaded};
 use qpor::{Observer, Progress};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 pub mod args;
 pub mod check;
@@ -18,7 +19,7 @@ pub mod mcc;
 pub mod reduce;
 pub mod unfold;
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct ModelArgs {
     /// The model: a .pnml, .ll_net or .proc file, or `-` for standard input (with --format).
     pub model: PathBuf,
@@ -99,6 +100,24 @@ pub fn load_model(args: &ModelArgs) -> Result<(Loaded, SystemOptions), String> {
         ..SystemOptions::default()
     };
     Ok((loaded, system))
+}
+
+/// Runs `job` on its own thread and waits for it until `deadline` (if any): `None` when the
+/// deadline passed first. The job is then left to the process's exit; this is how reading
+/// a huge model stays within `--time-limit`.
+pub fn until_deadline<T: Send + 'static>(
+    deadline: Option<Instant>,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let Some(deadline) = deadline else {
+        return Some(job());
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(job());
+    });
+    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
 }
 
 /// A progress line on stderr, drawn only when stderr is a terminal.

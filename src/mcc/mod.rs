@@ -14,7 +14,7 @@
 //! Coloured nets and other examinations get `DO_NOT_COMPETE`; a run that decides nothing
 //! within the budget, `CANNOT_COMPUTE`.
 
-use crate::check::{check, CheckOptions};
+use crate::check::{check_shared, CheckOptions};
 use crate::engine::{EngineError, Observer, Report, Verdict};
 use crate::parse::{load, pnml, LoadError, LoadOptions};
 use crate::system::invariants::{structural_safeness, Safeness};
@@ -22,6 +22,7 @@ use crate::system::model::Model;
 use quick_xml::events::Event;
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Above this many places the invariant search of OneSafe is skipped: its rows grow with
@@ -174,7 +175,7 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         ..CheckOptions::default()
     };
     check_opts.system.one_safe_watch = exam == Examination::OneSafe;
-    let report = match check(&loaded.model, &check_opts, observer) {
+    let report = match check_shared(&Arc::new(loaded.model), &check_opts, observer) {
         Ok(r) => r,
         Err(e @ EngineError::Internal(_)) => return Err(e),
         Err(e) => {
@@ -211,7 +212,7 @@ fn is_coloured_dir(dir: &Path) -> bool {
 
 /// The id of the examination's property: the first `<id>` of `<Examination>.xml`, or the
 /// examination's name when the file is absent or holds none.
-fn property_id(dir: &Path, exam: Examination) -> String {
+pub fn property_id(dir: &Path, exam: Examination) -> String {
     let file = dir.join(format!("{}.xml", exam.name()));
     std::fs::read_to_string(file)
         .ok()
