@@ -1,7 +1,8 @@
 //! qpor reads concurrent models — Petri nets (PNML, PEP ll_net) and a small process
 //! language — as component systems, unfolds them into prime event structures and finds
 //! their deadlocks with Quasi-Optimal Partial Order Reduction (Nguyen, Rodríguez, Sousa,
-//! Coti, Petrucci, CAV'18) and an explicit-state search.
+//! Coti, Petrucci, CAV'18), an explicit-state search and random walks, run together as a
+//! portfolio by default.
 //!
 //! # Using the library
 //! Load a model ([`load`]), check it ([`check`] with [`CheckOptions`], or one engine
@@ -31,10 +32,13 @@
 //! 4. `unfold`: unfoldings as prime event structures — the [`unfolding::Unfolding`] trait,
 //!    the program-like, general and explicit-PES backends, cutoffs, complete prefixes;
 //! 5. `parse`: the readers, with `file:line:col` errors;
-//! 6. `explicit`, `qpor`: the engines (breadth-first search; Algorithm 1 with Alt);
-//! 7. `check`: the dispatcher, the one place that knows every engine;
+//! 6. `explicit`, `walk`, `qpor`: the engines (breadth-first search; random walks;
+//!    Algorithm 1 with Alt);
+//! 7. `check`: the dispatcher, the one place that knows every engine — the schedule, the
+//!    portfolio's threads, the replay of every witness;
 //! 8. `reduce`: the NP-hardness reductions and their deciders;
-//! 9. `export`: the writers — nets, reports, instance files, Graphviz pictures.
+//! 9. `export`: the writers — nets, reports, instance files, Graphviz pictures;
+//! 10. `mcc`: the Model Checking Contest's interface ([`answer_mcc`]).
 //!
 //! The `qpor` binary (`src/main.rs`, `src/cli/`) uses only this public face.
 

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long an engine may take to return once told to stop before it is abandoned.
-pub(crate) const GRACE: Duration = Duration::from_millis(300);
+pub(crate) const GRACE: Duration = Duration::from_millis(200);
 
 /// How often the waiting thread looks at the memory and the clock.
 const TICK: Duration = Duration::from_millis(20);
@@ -197,13 +197,26 @@ fn single_report(
     let name = planned.members[0].choice.name();
     match slots.swap_remove(0) {
         Slot::Returned(result) => *result,
-        _ => Ok(Report::new(
-            name,
-            Vec::new(),
-            Some(overall_stop.unwrap_or(StopReason::Cancelled)),
-            empty_stats(started),
-            Settings::default(),
-        )),
+        _ => {
+            // Left behind: the report says so, as the portfolio's would.
+            let mut report = Report::new(
+                name,
+                Vec::new(),
+                Some(overall_stop.unwrap_or(StopReason::Cancelled)),
+                empty_stats(started),
+                Settings::default(),
+            );
+            report.engines.push(EngineRun {
+                engine: name,
+                ended: RunEnd::Abandoned,
+                verdict: None,
+                stopped: None,
+                error: None,
+                settings: Settings::default(),
+                stats: None,
+            });
+            Ok(report)
+        }
     }
 }
 

@@ -8,8 +8,8 @@ use qpor::{answer_mcc, mcc_property_id, EngineError, Examination, MccAnswer, Mcc
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How long past its limit an answer is waited for (the engines stop within 0.3 s).
-const LATE: Duration = Duration::from_millis(400);
+/// How long past its limit an answer is waited for (the engines stop within 0.2 s).
+const LATE: Duration = Duration::from_millis(300);
 
 #[derive(Args)]
 pub struct MccArgs {

@@ -57,7 +57,11 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
     if let Some(u) = report.settings.unfolding {
         let _ = writeln!(s, "  unfolding: {u}");
     }
-    let _ = writeln!(s, "  {}", stats_text(report.engine, &report.stats));
+    if report.engines.is_empty() {
+        let _ = writeln!(s, "  {}", stats_text(report.engine, &report.stats));
+    } else {
+        let _ = writeln!(s, "  portfolio: {}", counts_text(&report.stats));
+    }
     for run in &report.engines {
         let _ = writeln!(s, "    {}", run_text(run));
     }
@@ -77,11 +81,7 @@ fn run_text(run: &EngineRun) -> String {
         let _ = write!(head, ": {e}");
     }
     match &run.stats {
-        Some(stats) => {
-            let line = stats_text(run.engine, stats);
-            let counts = line.split_once(": ").map_or("", |(_, c)| c);
-            format!("{}: {head}, {counts}", run.engine)
-        }
+        Some(stats) => format!("{}: {head}, {}", run.engine, counts_text(stats)),
         None => format!("{}: {head}", run.engine),
     }
 }
@@ -132,6 +132,11 @@ fn write_witness(s: &mut String, f: &Finding, opts: TextOptions) {
 
 /// One line of statistics: `explicit engine: 243 states, 1204 edges, 0.002 s, 3.1 MB`.
 pub fn stats_text(engine: &str, stats: &Stats) -> String {
+    format!("{engine} engine: {}", counts_text(stats))
+}
+
+/// The counters, time and memory of `stats`: `243 states, 1204 edges, 0.002 s, 3.1 MB`.
+fn counts_text(stats: &Stats) -> String {
     let mut parts: Vec<String> = stats
         .counters
         .list()
@@ -142,7 +147,7 @@ pub fn stats_text(engine: &str, stats: &Stats) -> String {
     if stats.peak_rss_bytes > 0 {
         parts.push(format!("{:.1} MB peak", stats.peak_rss_bytes as f64 / 1e6));
     }
-    format!("{engine} engine: {}", parts.join(", "))
+    parts.join(", ")
 }
 
 /// The JSON form of a report: the model's name and the first witness beside the report's

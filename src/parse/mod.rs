@@ -147,7 +147,7 @@ pub struct LoadOptions {
     pub defines: Vec<(String, i64)>,
 }
 
-/// Reads the model in `path`; the path [`STDIN`] reads standard input.
+/// Reads the model in `path`; the path `-` reads standard input (the format must be given).
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
     let stdin = path.as_os_str() == STDIN;
     let shown = if stdin {
