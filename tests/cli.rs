@@ -300,3 +300,107 @@ fn general_backend_checks_stop_at_the_time_limit() {
     assert_eq!(v["unfolding"], "general");
     assert!(v["stopped"].as_str().unwrap().contains("time limit"), "{v}");
 }
+
+#[test]
+fn auto_names_the_engine_that_answered_and_lists_every_engine() {
+    let o = qpor_line("check --json models/nets/philosophers-5.pnml");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["engine"], "auto");
+    let by = v["answered_by"].as_str().unwrap();
+    let engines = v["engines"].as_array().unwrap();
+    let names: Vec<&str> = engines.iter().map(|e| e["engine"].as_str().unwrap()).collect();
+    assert_eq!(names, ["walk", "qpor", "explicit"]);
+    let winner = engines.iter().find(|e| e["engine"] == by).unwrap();
+    assert_eq!(winner["ended"], "answered");
+    assert_eq!(winner["verdict"], "deadlock");
+    assert!(winner["stats"]["seconds"].as_f64().is_some());
+    let out = stdout(&qpor_line("check models/nets/token-ring-5.pnml"));
+    assert!(out.contains("answered by: "), "{out}");
+    assert!(out.contains("portfolio: "), "{out}");
+}
+
+#[test]
+fn the_walk_finds_deadlocks_and_never_claims_absence() {
+    let o = qpor_line("check --engine walk --seed 3 --json models/nets/philosophers-10.pnml");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(json(&o)["engine"], "walk");
+    let o = qpor_line("check --engine walk --time-limit 0.3 --json models/nets/token-ring-5.pnml");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert!(v["stats"]["walks"].as_u64().unwrap() > 0);
+    let o = qpor_line("check --engine walk --max-states 10 models/nets/token-ring-5.pnml");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn witnesses_list_their_states_and_go_to_a_file() {
+    let o = qpor_line("check --engine explicit --witness states models/nets/philosophers-5.pnml");
+    let out = stdout(&o);
+    assert_eq!(out.matches("-> ").count(), 5, "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.json");
+    let o = qpor(&[
+        "check",
+        "--engine",
+        "explicit",
+        "--json",
+        "--witness",
+        "states",
+        "--witness-file",
+        file.to_str().unwrap(),
+        "models/nets/philosophers-5.pnml",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    let states = v["findings"][0]["states"].as_array().unwrap();
+    assert_eq!(states.len(), 6, "the initial state and one per step");
+    assert_eq!(states[5], v["findings"][0]["state"]);
+    let w: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(w["verdict"], "deadlock");
+    assert_eq!(w["kind"], "deadlock");
+    assert_eq!(w["witness"], v["witness"]);
+    assert_eq!(w["model"], "models/nets/philosophers-5.pnml");
+}
+
+#[test]
+fn a_model_can_come_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_qpor"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let text = std::fs::read("models/proc/philosophers.proc").unwrap();
+        // Without --format qpor refuses before reading: the pipe may then be closed.
+        let _ = child.stdin.take().unwrap().write_all(&text);
+        child.wait_with_output().unwrap()
+    };
+    let o = run(&["check", "--json", "--format", "proc", "-D", "N=3", "-"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["model"], "<stdin>");
+    assert_eq!(v["verdict"], "deadlock");
+    let o = run(&["check", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("needs --format"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_memory_limit_ends_the_run_inconclusive() {
+    let o = qpor_line("check --json --max-memory 1 models/proc/philosophers-ordered.proc -D N=30");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert!(
+        v["stopped"].as_str().unwrap().contains("memory limit of 1 MB"),
+        "{v}"
+    );
+    let o = qpor_line("check --max-memory 0 models/nets/token-ring-5.pnml");
+    assert_eq!(o.status.code(), Some(2));
+}
