@@ -28,6 +28,10 @@ const NO_PARENT: u32 = u32::MAX;
 /// How often (in expanded states) the clock is read for limits and progress.
 const CLOCK_EVERY: u64 = 256;
 
+/// Also read the clock after this many edges: on wide models (thousands of components
+/// and enabled steps) 256 expansions took seconds.
+const CLOCK_EVERY_EDGES: u64 = 4096;
+
 /// Seconds between two progress reports.
 const PROGRESS_EVERY: f64 = 0.25;
 
@@ -138,12 +142,15 @@ impl<S: System + ?Sized> Search<'_, S> {
         let mut next = Vec::new();
         let mut steps: Vec<Step> = Vec::new();
         let mut last_progress = 0.0f64;
+        let mut edges_at_clock = 0u64;
         let mut i = 0u32;
         while (i as usize) < self.store.len() {
             if !self.opts.all && self.found.iter().any(|f| f.kind != FindingKind::Termination) {
                 break;
             }
-            if self.counters.expanded % CLOCK_EVERY == 0 && self.counters.expanded > 0 {
+            let edges_due = self.counters.edges >= edges_at_clock + CLOCK_EVERY_EDGES;
+            if edges_due || (self.counters.expanded % CLOCK_EVERY == 0 && self.counters.expanded > 0) {
+                edges_at_clock = self.counters.edges;
                 if let Some(why) = budget.exhausted() {
                     return Ok(Some(why));
                 }

@@ -15,6 +15,7 @@
 //! - The returned A = J \ C is disjoint from D, and C ∪ A is a configuration.
 //! - In optimal mode every unjustified event of D gets a spike.
 
+use crate::engine::CancelToken;
 use crate::unfold::EventId;
 use crate::unfold::Unfolding;
 use fixedbitset::FixedBitSet;
@@ -77,6 +78,7 @@ pub struct AltScratch {
     chosen: Vec<EventId>,
     buf: Vec<EventId>,
     deadline: Option<Instant>,
+    cancel: Option<CancelToken>,
     timed_out: bool,
 }
 
@@ -89,6 +91,12 @@ impl AltScratch {
     /// NP-complete search, and one call can outlast any time limit between calls.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+    }
+
+    /// Sets a cancel flag the comb search watches with the clock: once it is set, the
+    /// search gives up as at the deadline.
+    pub fn set_cancel(&mut self, cancel: CancelToken) {
+        self.cancel = Some(cancel);
     }
 
     /// Whether the last [`alternative`] call gave up at the deadline; its `None` then
@@ -198,7 +206,8 @@ pub fn alternative<U: Unfolding + ?Sized>(
 /// Whether the clock says to give up, looked at every [`CLOCK_EVERY_COMBINATIONS`] tries.
 fn past_deadline(stats: &AltStats, scratch: &AltScratch) -> bool {
     stats.combinations_tried % CLOCK_EVERY_COMBINATIONS == 0
-        && scratch.deadline.is_some_and(|d| Instant::now() >= d)
+        && (scratch.deadline.is_some_and(|d| Instant::now() >= d)
+            || scratch.cancel.as_ref().is_some_and(|c| c.is_cancelled()))
 }
 
 /// The k-partial comb: the first pairwise conflict-free combination, one event per spike

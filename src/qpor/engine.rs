@@ -112,6 +112,7 @@ pub fn check_net(
     // One co-set search can outlast the time limit (cex(C) is NP-complete on non-safe
     // nets): the backend watches the clock inside its searches too.
     unf.set_deadline(budget.deadline());
+    unf.set_cancel(budget.cancel_token().clone());
     let out = explore(
         &mut unf,
         &sys,

@@ -132,6 +132,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
 ) -> Result<ExploreOutcome, ModelError> {
     let mut scratch = AltScratch::default();
     scratch.set_deadline(budget.deadline());
+    scratch.set_cancel(budget.cancel_token().clone());
     let mut x = Explorer {
         unf,
         sys,
@@ -254,12 +255,19 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
         });
     }
 
+    /// Why a search that gave up at its clock check did: cancelled, or out of time.
+    fn why_out_of_time(&self) -> StopReason {
+        self.budget
+            .exhausted()
+            .unwrap_or_else(|| self.budget.time_limit_reached())
+    }
+
     /// Ends the exploration on an error of the unfolding: a limit is a stop reason, a
     /// model error is returned.
     fn stop_on(&mut self, e: UnfoldError) -> Result<bool, ModelError> {
         self.out.stopped = Some(match e {
             UnfoldError::EventLimit(n) => StopReason::EventLimit(n),
-            UnfoldError::TimeLimit => self.budget.time_limit_reached(),
+            UnfoldError::TimeLimit => self.why_out_of_time(),
             UnfoldError::Model(e) => return Err(e),
         });
         Ok(false)
@@ -370,7 +378,7 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
                     return true;
                 }
                 None if self.scratch.timed_out() => {
-                    self.out.stopped = Some(self.budget.time_limit_reached());
+                    self.out.stopped = Some(self.why_out_of_time());
                     return false;
                 }
                 None => {

@@ -56,6 +56,7 @@ mod unfolding;
 
 use super::cutoff::{CutoffMode, HistoryShape};
 use super::{EventId, UnfoldError, UnfoldStats};
+use crate::engine::CancelToken;
 use crate::system::net::Net;
 use crate::system::Local;
 use hashbrown::HashTable;
@@ -150,6 +151,7 @@ pub struct GeneralUnfolding {
     opts: GeneralOptions,
     /// Past this instant, searches and event creation stop with [`UnfoldError::TimeLimit`].
     deadline: Option<Instant>,
+    cancel: Option<CancelToken>,
     conds: Vec<Cond>,
     free_conds: Vec<CondId>,
     events: Vec<Event>,
@@ -192,6 +194,7 @@ impl GeneralUnfolding {
             net: tn,
             opts,
             deadline: None,
+            cancel: None,
             conds: Vec::new(),
             free_conds: Vec::new(),
             events: Vec::new(),
@@ -241,8 +244,17 @@ impl GeneralUnfolding {
         self.deadline = deadline;
     }
 
-    /// `Err(TimeLimit)` once the deadline has passed.
+    /// Sets a cancel flag watched wherever the deadline is: once it is set, the searches
+    /// give up with [`UnfoldError::TimeLimit`] too (the engine reads why from its budget).
+    pub fn set_cancel(&mut self, cancel: CancelToken) {
+        self.cancel = Some(cancel);
+    }
+
+    /// `Err(TimeLimit)` once the deadline has passed or the run was cancelled.
     fn check_clock(&self) -> Result<(), UnfoldError> {
+        if self.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            return Err(UnfoldError::TimeLimit);
+        }
         match self.deadline {
             Some(d) if Instant::now() >= d => Err(UnfoldError::TimeLimit),
             _ => Ok(()),
