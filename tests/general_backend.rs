@@ -87,7 +87,11 @@ const BUDGET: Duration = Duration::from_secs(2);
 
 fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
     let sys = NetSystem::new(net, Decomposition::Places).unwrap();
-    let all = CheckOptions::default().all(true).max_states(400);
+    let all = CheckOptions {
+        all: true,
+        max_states: Some(400),
+        ..CheckOptions::default()
+    };
     let oracle = explicit_check(&sys, &all, &mut Silent).unwrap();
     if oracle.stopped.is_some() {
         return None;
@@ -95,12 +99,14 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
     let expected = dead_states(&oracle);
     for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
         for alt in MODES {
-            let opts = CheckOptions::default()
-                .all(true)
-                .alt(alt)
-                .cutoff(cutoff)
-                .max_events(20_000)
-                .time_limit(BUDGET);
+            let opts = CheckOptions {
+                all: true,
+                alt,
+                cutoff,
+                max_events: Some(20_000),
+                time_limit: Some(BUDGET),
+                ..CheckOptions::default()
+            };
             let r = check_general(net, &opts, &mut Silent).unwrap();
             if r.verdict == Verdict::Inconclusive || r.stopped.is_some() {
                 // Individual tokens multiply events on non-safe nets (k tokens, weight w:
@@ -127,11 +133,13 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
             if alt == AltMode::Optimal {
                 assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
             }
-            let first = CheckOptions::default()
-                .alt(alt)
-                .cutoff(cutoff)
-                .max_events(20_000)
-                .time_limit(BUDGET);
+            let first = CheckOptions {
+                alt,
+                cutoff,
+                max_events: Some(20_000),
+                time_limit: Some(BUDGET),
+                ..CheckOptions::default()
+            };
             let first = check_general(net, &first, &mut Silent).unwrap();
             if first.stopped.is_none() {
                 assert_eq!(
@@ -175,7 +183,7 @@ proptest! {
         // none of them the initial one.
         let states = oracle.stats.get("states").expect("the explicit engine counts states");
         prop_assert!(g.stats.events - g.stats.cutoffs < states, "{}: more non-cutoff events than markings", &what);
-        let all = CheckOptions::default().all(true).alt(AltMode::Optimal);
+        let all = CheckOptions { all: true, alt: AltMode::Optimal, ..CheckOptions::default() };
         let r = check_qpor(&sys, &all, &mut Silent).unwrap();
         prop_assert_eq!(dead_states(&r), dead_states(&oracle), "{}: program backend", &what);
     }
@@ -186,7 +194,7 @@ proptest! {
         let what = format!("{spec:?}");
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         for alt in MODES {
-            let opts = CheckOptions::default().all(true).alt(alt).cutoff(CutoffMode::None);
+            let opts = CheckOptions { all: true, alt, cutoff: CutoffMode::None, ..CheckOptions::default() };
             let g = check_general(&net, &opts, &mut Silent).unwrap();
             let p = check_qpor(&sys, &opts, &mut Silent).unwrap();
             prop_assert_eq!(

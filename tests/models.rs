@@ -26,7 +26,11 @@ fn load_model(path: &str) -> Model {
 
 /// The explicit engine's report on `model`, with every dead state (`--all`).
 fn every_dead_state(model: &Model) -> Report {
-    let opts = CheckOptions::default().engine(EngineChoice::Explicit).all(true);
+    let opts = CheckOptions {
+        engine: EngineChoice::Explicit,
+        all: true,
+        ..CheckOptions::default()
+    };
     check(model, &opts, &mut Silent).unwrap()
 }
 
@@ -199,9 +203,9 @@ fn small_mcc_nets_match_published_verdicts() {
                     ..SystemOptions::default()
                 },
                 max_states: Some(3_000_000),
+                all: true,
                 ..CheckOptions::default()
-            }
-            .all(true);
+            };
             let r = check(&model, &opts, &mut Silent).unwrap();
             assert_eq!(r.verdict, expected, "{name} ({d:?})");
             counts.push(r.stats.get("states"));

@@ -29,7 +29,7 @@ proptest! {
     fn the_portfolio_answers_as_the_oracle(spec in random_net(2..=7, 1..=10, false, 2, 2), all in any::<bool>(), jobs in 2usize..=3) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let oracle = explicit_check(&sys, &CheckOptions::default().all(true).max_states(5_000), &mut Silent).unwrap();
+        let oracle = explicit_check(&sys, &CheckOptions { all: true, max_states: Some(5_000), ..CheckOptions::default() }, &mut Silent).unwrap();
         prop_assume!(oracle.stopped.is_none());
         let opts = CheckOptions {
             all,
@@ -58,7 +58,7 @@ proptest! {
     fn the_walk_reports_only_true_dead_states(spec in random_net(2..=7, 1..=10, false, 2, 2), seed in any::<u64>()) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let oracle = explicit_check(&sys, &CheckOptions::default().all(true).max_states(5_000), &mut Silent).unwrap();
+        let oracle = explicit_check(&sys, &CheckOptions { all: true, max_states: Some(5_000), ..CheckOptions::default() }, &mut Silent).unwrap();
         prop_assume!(oracle.stopped.is_none());
         let opts = WalkOptions { seed, all: true, ..WalkOptions::default() };
         let r = walk(&sys, &opts, &Budget::new(Some(Duration::from_millis(20))), &mut Silent).unwrap();

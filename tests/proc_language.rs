@@ -43,7 +43,15 @@ fn every_example_of_the_reference_parses_and_runs() {
         let (program, warnings) = parse(text, &name, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert!(warnings.is_empty(), "{name}: {warnings:?}");
         let sys = program.system().unwrap();
-        let r = explicit_check(&sys, &CheckOptions::default().max_states(100_000), &mut Silent).unwrap();
+        let r = explicit_check(
+            &sys,
+            &CheckOptions {
+                max_states: Some(100_000),
+                ..CheckOptions::default()
+            },
+            &mut Silent,
+        )
+        .unwrap();
         assert_ne!(r.verdict, Verdict::Inconclusive, "{name}");
         let expected = if text.contains("assert x == 1") {
             Verdict::Fault
@@ -255,7 +263,15 @@ fn unlocking_a_mutex_held_by_another_process_is_a_fault() {
     let text = "mutex m[1];\nprocess a {\n    lock m[0];\n}\nprocess b {\n    if false {\n        lock m[0];\n    }\n    unlock m[0];\n}\ninit a, b;\n";
     let (p, _) = parse(text, "f.proc", &[]).unwrap();
     let sys = p.system().unwrap();
-    let r = explicit_check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+    let r = explicit_check(
+        &sys,
+        &CheckOptions {
+            all: true,
+            ..CheckOptions::default()
+        },
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::Fault);
     let faults: Vec<_> = r.findings_of(FindingKind::Fault).collect();
     assert_eq!(faults.len(), 2, "{faults:?}");
@@ -354,7 +370,15 @@ fn deadlocks_and_terminations_are_told_apart() {
     .unwrap();
     assert_eq!(w.len(), 1);
     let sys = p.system().unwrap();
-    let r = explicit_check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+    let r = explicit_check(
+        &sys,
+        &CheckOptions {
+            all: true,
+            ..CheckOptions::default()
+        },
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(r.verdict, Verdict::NoDeadlock);
     assert_eq!(r.stats.get("terminations"), Some(1));
 }
@@ -417,7 +441,11 @@ fn exercise(text: &str) {
         let sys = p.system().unwrap();
         let r = explicit_check(
             &sys,
-            &CheckOptions::default().all(true).max_states(3000),
+            &CheckOptions {
+                all: true,
+                max_states: Some(3000),
+                ..CheckOptions::default()
+            },
             &mut Silent,
         )
         .unwrap();

@@ -52,7 +52,11 @@ fn deadlocks_after_long_runs_are_found_on_a_small_stack() {
     // main takes it after the last one, both processes finish).
     let report = check_on_small_stack(
         program(DEEP_DEADLOCK, &[("N", 3)]),
-        CheckOptions::default().cutoff(CutoffMode::None).all(true),
+        CheckOptions {
+            cutoff: CutoffMode::None,
+            all: true,
+            ..CheckOptions::default()
+        },
     );
     assert_eq!(report.verdict, Verdict::Deadlock);
     assert_eq!(report.findings_of(FindingKind::Deadlock).count(), 3);
@@ -62,7 +66,10 @@ fn deadlocks_after_long_runs_are_found_on_a_small_stack() {
     let n = 50_000;
     let report = check_on_small_stack(
         program(DEEP_DEADLOCK, &[("N", n)]),
-        CheckOptions::default().cutoff(CutoffMode::None),
+        CheckOptions {
+            cutoff: CutoffMode::None,
+            ..CheckOptions::default()
+        },
     );
     assert_eq!(report.verdict, Verdict::Deadlock);
     let witness = report.witness().expect("a witness");
@@ -90,7 +97,11 @@ init main;
     let limit = 200_000;
     let report = check_on_small_stack(
         model,
-        CheckOptions::default().cutoff(CutoffMode::None).max_events(limit),
+        CheckOptions {
+            cutoff: CutoffMode::None,
+            max_events: Some(limit),
+            ..CheckOptions::default()
+        },
     );
     assert_eq!(report.verdict, Verdict::Inconclusive);
     assert!(report.stopped.is_some());

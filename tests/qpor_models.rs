@@ -20,18 +20,24 @@ fn agree(path: &str, modes: &[AltMode]) {
         .model;
     let oracle = check(
         &model,
-        &CheckOptions::default().engine(EngineChoice::Explicit).all(true),
+        &CheckOptions {
+            engine: EngineChoice::Explicit,
+            all: true,
+            ..CheckOptions::default()
+        },
         &mut Silent,
     )
     .unwrap();
     assert!(oracle.stopped.is_none(), "{path}: the oracle finishes");
     for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
         for &alt in modes {
-            let opts = CheckOptions::default()
-                .engine(EngineChoice::Qpor)
-                .all(true)
-                .alt(alt)
-                .cutoff(cutoff);
+            let opts = CheckOptions {
+                engine: EngineChoice::Qpor,
+                all: true,
+                alt,
+                cutoff,
+                ..CheckOptions::default()
+            };
             let r = check(&model, &opts, &mut Silent).unwrap();
             assert_eq!(r.verdict, oracle.verdict, "{path} {alt:?} {cutoff:?}");
             assert_eq!(dead_states(&r), dead_states(&oracle), "{path} {alt:?} {cutoff:?}");
@@ -40,7 +46,11 @@ fn agree(path: &str, modes: &[AltMode]) {
             }
             let first = check(
                 &model,
-                &CheckOptions::default().alt(alt).cutoff(cutoff),
+                &CheckOptions {
+                    alt,
+                    cutoff,
+                    ..CheckOptions::default()
+                },
                 &mut Silent,
             )
             .unwrap();

@@ -39,7 +39,11 @@ fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
 /// Runs the explicit oracle and every QPOR configuration on `sys`; returns the explicit
 /// report, or None when the oracle did not finish (unbounded model).
 fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report> {
-    let all = CheckOptions::default().all(true).max_states(5_000);
+    let all = CheckOptions {
+        all: true,
+        max_states: Some(5_000),
+        ..CheckOptions::default()
+    };
     let oracle = explicit_check(sys, &all, &mut Silent).unwrap();
     if oracle.stopped.is_some() {
         return None;
@@ -55,11 +59,13 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
             20_000
         };
         for alt in MODES {
-            let opts = CheckOptions::default()
-                .all(true)
-                .alt(alt)
-                .cutoff(cutoff)
-                .max_events(budget);
+            let opts = CheckOptions {
+                all: true,
+                alt,
+                cutoff,
+                max_events: Some(budget),
+                ..CheckOptions::default()
+            };
             let r = check_qpor(sys, &opts, &mut Silent).unwrap();
             if r.stopped.is_some() {
                 // McMillan's size order is partial: on some weighted nets equally long
@@ -102,7 +108,12 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
             }
             // Without --all, the verdict is the same and a deadlock comes with a witness
             // that replays to a dead state.
-            let first_opts = CheckOptions::default().alt(alt).cutoff(cutoff).max_events(budget);
+            let first_opts = CheckOptions {
+                alt,
+                cutoff,
+                max_events: Some(budget),
+                ..CheckOptions::default()
+            };
             let first = check_qpor(sys, &first_opts, &mut Silent).unwrap();
             if first.stopped.is_some() && first.verdict == Verdict::Inconclusive {
                 continue;
@@ -169,10 +180,12 @@ fn check_trace_counts<S: System + ?Sized>(sys: &S, what: &str) {
         return;
     };
     for alt in MODES {
-        let opts = CheckOptions::default()
-            .all(true)
-            .alt(alt)
-            .cutoff(CutoffMode::None);
+        let opts = CheckOptions {
+            all: true,
+            alt,
+            cutoff: CutoffMode::None,
+            ..CheckOptions::default()
+        };
         let r = check_qpor(sys, &opts, &mut Silent).unwrap();
         assert_eq!(
             r.stats.get("max_configurations"),
@@ -370,11 +383,23 @@ fn a_net_with_an_isolated_transition_is_never_dead() {
     let _ = TransId(0);
     let r = check_qpor(
         &sys,
-        &CheckOptions::default().all(true).max_events(1000),
+        &CheckOptions {
+            all: true,
+            max_events: Some(1000),
+            ..CheckOptions::default()
+        },
         &mut Silent,
     )
     .unwrap();
-    let oracle = explicit_check(&sys, &CheckOptions::default().all(true), &mut Silent).unwrap();
+    let oracle = explicit_check(
+        &sys,
+        &CheckOptions {
+            all: true,
+            ..CheckOptions::default()
+        },
+        &mut Silent,
+    )
+    .unwrap();
     assert_eq!(oracle.verdict, Verdict::NoDeadlock);
     assert_eq!(r.verdict, Verdict::NoDeadlock);
 }
@@ -397,17 +422,26 @@ fn regression_mcmillan_outgrows_the_event_budget_on_a_weighted_net() {
     };
     let net = spec.build();
     let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-    let all = CheckOptions::default().all(true);
+    let all = CheckOptions {
+        all: true,
+        ..CheckOptions::default()
+    };
     let oracle = explicit_check(&sys, &all, &mut Silent).unwrap();
     assert_eq!(oracle.findings.len(), 7);
-    let erv = check_qpor(&sys, &all.clone().alt(AltMode::KPartial(1)), &mut Silent).unwrap();
+    let k1 = CheckOptions {
+        alt: AltMode::KPartial(1),
+        ..all.clone()
+    };
+    let erv = check_qpor(&sys, &k1, &mut Silent).unwrap();
     assert!(erv.stopped.is_none());
     assert_eq!(dead_states(&erv), dead_states(&oracle));
-    let budget = CheckOptions::default()
-        .all(true)
-        .alt(AltMode::KPartial(1))
-        .cutoff(CutoffMode::McMillan)
-        .max_events(1_000);
+    let budget = CheckOptions {
+        all: true,
+        alt: AltMode::KPartial(1),
+        cutoff: CutoffMode::McMillan,
+        max_events: Some(1_000),
+        ..CheckOptions::default()
+    };
     let r = check_qpor(&sys, &budget, &mut Silent).unwrap();
     assert!(r.stopped.is_some(), "1 000 events cannot be enough");
     assert!(dead_states(&r).is_subset(&dead_states(&oracle)));

@@ -15,11 +15,13 @@ fn run(model: &str, params: &[(&str, i64)], alt: AltMode) -> Report {
     };
     let loaded =
         load(Path::new(&format!("models/proc/{model}.proc")), &opts).unwrap_or_else(|e| panic!("{e}"));
-    let copts = CheckOptions::default()
-        .engine(EngineChoice::Qpor)
-        .all(true)
-        .alt(alt)
-        .cutoff(CutoffMode::None);
+    let copts = CheckOptions {
+        engine: EngineChoice::Qpor,
+        all: true,
+        alt,
+        cutoff: CutoffMode::None,
+        ..CheckOptions::default()
+    };
     let r = check(&loaded.model, &copts, &mut Silent).unwrap();
     assert_eq!(r.verdict, Verdict::NoDeadlock, "{model} {params:?}");
     r

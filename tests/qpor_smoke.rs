@@ -20,7 +20,12 @@ fn smoke() {
                 AltMode::Sdpor,
             ] {
                 for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
-                    let opts = CheckOptions::default().all(true).alt(alt).cutoff(cutoff);
+                    let opts = CheckOptions {
+                        all: true,
+                        alt,
+                        cutoff,
+                        ..CheckOptions::default()
+                    };
                     let r = check_qpor(&sys, &opts, &mut Silent).unwrap();
                     eprintln!(
                         "n={n} ordered={ordered} {alt:?} {cutoff:?}: {:?} {:?}",

@@ -85,55 +85,6 @@ pub struct CheckOptions {
 }
 
 impl CheckOptions {
-    /// Sets [`CheckOptions::engine`].
-    pub fn engine(self, engine: EngineChoice) -> Self {
-        CheckOptions { engine, ..self }
-    }
-
-    /// Sets [`CheckOptions::all`].
-    pub fn all(self, all: bool) -> Self {
-        CheckOptions { all, ..self }
-    }
-
-    /// Sets [`CheckOptions::max_states`].
-    pub fn max_states(self, n: u64) -> Self {
-        CheckOptions {
-            max_states: Some(n),
-            ..self
-        }
-    }
-
-    /// Sets [`CheckOptions::time_limit`].
-    pub fn time_limit(self, d: Duration) -> Self {
-        CheckOptions {
-            time_limit: Some(d),
-            ..self
-        }
-    }
-
-    /// Sets [`CheckOptions::alt`].
-    pub fn alt(self, alt: AltMode) -> Self {
-        CheckOptions { alt, ..self }
-    }
-
-    /// Sets [`CheckOptions::cutoff`].
-    pub fn cutoff(self, cutoff: CutoffMode) -> Self {
-        CheckOptions { cutoff, ..self }
-    }
-
-    /// Sets [`CheckOptions::max_events`].
-    pub fn max_events(self, n: u64) -> Self {
-        CheckOptions {
-            max_events: Some(n),
-            ..self
-        }
-    }
-
-    /// Sets [`CheckOptions::unfolding`].
-    pub fn unfolding(self, unfolding: Backend) -> Self {
-        CheckOptions { unfolding, ..self }
-    }
-
     /// The options of the QPOR engine.
     pub fn qpor(&self) -> QporOptions {
         QporOptions {

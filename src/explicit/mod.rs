@@ -46,20 +46,6 @@ pub struct ExplicitOptions {
     pub max_states: Option<u64>,
 }
 
-impl ExplicitOptions {
-    /// Sets [`ExplicitOptions::all`].
-    pub fn all(mut self, all: bool) -> Self {
-        self.all = all;
-        self
-    }
-
-    /// Sets [`ExplicitOptions::max_states`].
-    pub fn max_states(mut self, n: u64) -> Self {
-        self.max_states = Some(n);
-        self
-    }
-}
-
 /// The explicit-state engine.
 #[derive(Clone, Debug, Default)]
 pub struct Explicit {
@@ -372,7 +358,13 @@ mod tests {
     #[test]
     fn state_limit_makes_the_run_inconclusive() {
         let net = independent(6);
-        let r = run(&net, &ExplicitOptions::default().max_states(10));
+        let r = run(
+            &net,
+            &ExplicitOptions {
+                max_states: Some(10),
+                ..ExplicitOptions::default()
+            },
+        );
         assert_eq!(r.verdict, Verdict::Inconclusive);
         assert_eq!(r.stopped, Some(StopReason::StateLimit(10)));
     }

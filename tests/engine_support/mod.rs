@@ -47,6 +47,9 @@ pub fn explore_states<S: System + ?Sized>(sys: &S) -> Report {
 
 /// [`explore_states`] collecting every dead state (`--all`).
 pub fn explore_all<S: System + ?Sized>(sys: &S) -> Report {
-    let opts = explicit::ExplicitOptions::default().all(true);
+    let opts = explicit::ExplicitOptions {
+        all: true,
+        ..explicit::ExplicitOptions::default()
+    };
     explicit::search(sys, &opts, &Budget::unlimited(), &mut Silent).expect("the explicit search runs")
 }
