@@ -139,7 +139,7 @@ pub mod unfolding {
     pub use crate::unfold::general::{CondId, GeneralOptions, GeneralUnfolding};
     pub use crate::unfold::pes::{Pes, PesBuilder, PesError, PesEventId, PesOptions, PesUnfolding};
     pub use crate::unfold::program::{ProgramOptions, ProgramUnfolding, SummaryFootprint};
-    pub use crate::unfold::{Backend, EventId, UnfoldError, UnfoldStats, Unfolding};
+    pub use crate::unfold::{Backend, EventId, UnfoldError, UnfoldStats, Unfolding, GENERAL_TOKENS_MAX};
 
     /// Complete finite prefixes (the ERV algorithm), built by either backend.
     pub mod prefix {

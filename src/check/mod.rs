@@ -147,7 +147,7 @@ pub fn check_shared(
     opts: &CheckOptions,
     observer: &mut dyn Observer,
 ) -> Result<Report, EngineError> {
-    let planned = plan(model, opts);
+    let planned = plan(opts);
     let mut report = portfolio::run(model, opts, &planned, observer)?;
     if report.findings.is_empty() {
         return Ok(report);

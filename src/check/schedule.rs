@@ -16,18 +16,9 @@
 //!   slice, the explicit search the rest.
 //! * **`--all`** asks for the complete list of dead states, which the walk never gives:
 //!   it does not run.
-//! * **Huge markings**: the general unfolding makes one condition per token, so on a net
-//!   whose initial marking holds more than [`GENERAL_TOKENS_MAX`] tokens, auto runs QPOR on
-//!   the place-component unfolding, where a place's count is one local state.
 
 use super::{CheckOptions, EngineChoice};
-use crate::system::model::Model;
-use crate::unfold::Backend;
 use std::time::Duration;
-
-/// Above this many tokens in the initial marking, auto does not give QPOR the general
-/// unfolding (one condition per token).
-pub(crate) const GENERAL_TOKENS_MAX: u64 = 10_000;
 
 /// The walk's slice when it shares cores and there is no time limit.
 const WALK_SLICE_UNLIMITED: Duration = Duration::from_secs(1);
@@ -57,9 +48,9 @@ pub(crate) struct Planned {
     pub portfolio: bool,
 }
 
-/// The schedule for checking `model` with `opts`: one engine when `opts` names one, else
+/// The schedule for a check with `opts`: one engine when `opts` names one, else
 /// the portfolio of the module comment.
-pub(crate) fn plan(model: &Model, opts: &CheckOptions) -> Planned {
+pub(crate) fn plan(opts: &CheckOptions) -> Planned {
     if opts.engine != EngineChoice::Auto {
         return Planned {
             members: vec![Member {
@@ -75,12 +66,6 @@ pub(crate) fn plan(model: &Model, opts: &CheckOptions) -> Planned {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let mut qpor = opts.clone();
-    if qpor.unfolding.resolve(model, &opts.system) == Backend::General
-        && initial_tokens(model) > GENERAL_TOKENS_MAX
-    {
-        qpor.unfolding = Backend::Program;
-    }
     let choices = [EngineChoice::Walk, EngineChoice::Qpor, EngineChoice::Explicit];
     // Without a time limit the walk always gets a slice: it would never end on its own.
     let walk_slice = (jobs < choices.len() || opts.time_limit.is_none()).then(|| match opts.time_limit {
@@ -99,7 +84,7 @@ pub(crate) fn plan(model: &Model, opts: &CheckOptions) -> Planned {
         },
         Member {
             choice: EngineChoice::Qpor,
-            options: qpor,
+            options: opts.clone(),
             slice: qpor_slice,
         },
         Member {
@@ -123,27 +108,9 @@ pub(crate) fn plan(model: &Model, opts: &CheckOptions) -> Planned {
     }
 }
 
-/// Tokens in the initial marking of a net (0 for programs).
-fn initial_tokens(model: &Model) -> u64 {
-    match model {
-        Model::Net(net) => net.places.iter().map(|p| u64::from(p.initial)).sum(),
-        Model::Program(_) => 0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::net::Net;
-
-    fn net_with_tokens(tokens: u32) -> Model {
-        let mut net = Net::default();
-        let p = net.add_place("p", None, tokens);
-        let t = net.add_transition("t", None);
-        net.add_pre(t, p, 1);
-        net.add_post(t, p, 1);
-        Model::Net(net)
-    }
 
     #[test]
     fn one_engine_runs_alone() {
@@ -151,7 +118,7 @@ mod tests {
             engine: EngineChoice::Explicit,
             ..CheckOptions::default()
         };
-        let p = plan(&net_with_tokens(1), &opts);
+        let p = plan(&opts);
         assert!(!p.portfolio);
         assert_eq!(p.members.len(), 1);
         assert_eq!(p.members[0].choice, EngineChoice::Explicit);
@@ -164,21 +131,13 @@ mod tests {
             time_limit: Some(Duration::from_secs(10)),
             ..CheckOptions::default()
         };
-        let two = plan(&net_with_tokens(1), &opts(2));
+        let two = plan(&opts(2));
         assert_eq!(two.members[0].choice, EngineChoice::Walk);
         assert_eq!(two.members[0].slice, Some(Duration::from_secs(1)));
         assert_eq!(two.members[1].slice, None);
-        let one = plan(&net_with_tokens(1), &opts(1));
+        let one = plan(&opts(1));
         assert_eq!(one.members[1].slice, Some(Duration::from_millis(4500)));
-        let three = plan(&net_with_tokens(1), &opts(3));
+        let three = plan(&opts(3));
         assert!(three.members.iter().all(|m| m.slice.is_none()));
-    }
-
-    #[test]
-    fn huge_markings_keep_qpor_off_the_general_unfolding() {
-        let opts = CheckOptions::default();
-        let qpor = |m: &Model| plan(m, &opts).members[1].options.unfolding;
-        assert_eq!(qpor(&net_with_tokens(3)), Backend::Auto);
-        assert_eq!(qpor(&net_with_tokens(1_000_000)), Backend::Program);
     }
 }

@@ -106,11 +106,18 @@ impl Backend {
     /// FMS-2 0.76 s against 6.9 s; `benches/README.md`, "Unfolding backends"), because its
     /// events consume only marked places where the place-component unfolding also chains
     /// every event on the places it fills.
+    ///
+    /// The exception is a net whose initial marking holds more than
+    /// [`GENERAL_TOKENS_MAX`] tokens: the general backend makes one condition per token,
+    /// and on such MCC nets (ERK-PT-100000, SmallOperatingSystem-PT-MT2048DC0512) it grew
+    /// to 4 GB in 10 s where the place-component unfolding, which counts a place's tokens
+    /// in one local state, stayed under 300 MB.
     pub fn resolve(self, model: &Model, system: &SystemOptions) -> Backend {
         match (self, model) {
             (Backend::Auto, Model::Program(_)) => Backend::Program,
             (Backend::Auto, Model::Net(net)) => {
-                if net.nupn.is_some() || system.decomposition.is_some() {
+                let tokens: u64 = net.places.iter().map(|p| u64::from(p.initial)).sum();
+                if net.nupn.is_some() || system.decomposition.is_some() || tokens > GENERAL_TOKENS_MAX {
                     Backend::Program
                 } else {
                     Backend::General
@@ -120,6 +127,10 @@ impl Backend {
         }
     }
 }
+
+/// Above this many tokens in the initial marking, `--unfolding auto` does not take the
+/// general unfolding (one condition per token) for a net.
+pub const GENERAL_TOKENS_MAX: u64 = 10_000;
 
 /// Counters of an unfolding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
