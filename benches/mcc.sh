@@ -8,7 +8,9 @@
 # bytes; deadlock TRUE when a deadlock is reachable), as ../shared/models/mcc2023-dev.
 # Prints per net: the published answer, qpor's answer (TRUE: a deadlock is reachable),
 # the engine (or, for OneSafe, the first technique) that answered, the
-# wall-clock time, and a mark (ok, WRONG, -), then one line
+# wall-clock time, what the engine counted (states stored by explicit and stubborn,
+# maximal configurations by qpor, steps by walk; for auto, the answering engine's; when
+# undecided, as far as it got), and a mark (ok, WRONG, -), then one line
 # `decided N, wrong W, undecided U, late L` (late: runs that ended more than 0.5 s past
 # the limit). Needs python3 to read the JSON reports.
 #
@@ -36,7 +38,7 @@ shift
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 decided=0 wrong=0 undecided=0 late=0
-printf '%-42s %-9s %-13s %-9s %8s  %s\n' net published answer engine seconds mark
+printf '%-42s %-9s %-13s %-9s %8s %10s  %s\n' net published answer engine seconds work mark
 while IFS=$'\t' read -r name deadlock onesafe _bytes; do
     [[ $name == instance ]] && continue
     net=$dir/$name.pnml
@@ -48,6 +50,7 @@ while IFS=$'\t' read -r name deadlock onesafe _bytes; do
         line=$("$qpor" mcc -q --examination OneSafe --time-limit "$limit" "$@" "$scratch" 2>/dev/null) || true
         # FORMULA <id> TRUE|FALSE TECHNIQUES <first technique> …
         read -r _ _ value _ engine _ <<< "$line"
+        work=-
         case $value in
             TRUE) verdict=no-deadlock ;;
             FALSE) verdict=deadlock ;;
@@ -56,13 +59,17 @@ while IFS=$'\t' read -r name deadlock onesafe _bytes; do
     else
         published=$deadlock
         json=$("$qpor" check -q --json --time-limit "$limit" "$@" "$net" 2>/dev/null) || true
-        read -r verdict engine < <(printf '%s' "$json" | python3 -c '
+        read -r verdict engine work < <(printf '%s' "$json" | python3 -c '
 import json, sys
 try:
     r = json.load(sys.stdin)
 except ValueError:
     print("error -"); sys.exit()
-print(r["verdict"], r.get("answered_by") or r["engine"])
+by = r.get("answered_by") or r["engine"]
+stats = next((e["stats"] for e in r.get("engines", []) if e["engine"] == by), r["stats"])
+# What the engine counted: states stored, maximal configurations, or steps walked.
+work = next((stats[k] for k in ("states", "max_configurations", "steps") if k in stats), "-")
+print(r["verdict"], by, work)
 ')
     fi
     end=$(date +%s.%N)
@@ -83,6 +90,6 @@ print(r["verdict"], r.get("answered_by") or r["engine"])
     else
         mark=WRONG wrong=$((wrong + 1)) decided=$((decided + 1))
     fi
-    printf '%-42s %-9s %-13s %-9s %8s  %s\n' "$name" "$published" "${answer:-?}" "$engine" "$seconds" "$mark"
+    printf '%-42s %-9s %-13s %-9s %8s %10s  %s\n' "$name" "$published" "${answer:-?}" "$engine" "$seconds" "$work" "$mark"
 done < "$dir/verdicts.tsv"
 echo "decided $decided, wrong $wrong, undecided $undecided, late $late"

@@ -1,8 +1,8 @@
 //! qpor reads concurrent models — Petri nets (PNML, PEP ll_net) and a small process
 //! language — as component systems, unfolds them into prime event structures and finds
 //! their deadlocks with Quasi-Optimal Partial Order Reduction (Nguyen, Rodríguez, Sousa,
-//! Coti, Petrucci, CAV'18), an explicit-state search and random walks, run together as a
-//! portfolio by default.
+//! Coti, Petrucci, CAV'18), an explicit-state search, a stubborn-set search and random
+//! walks, run together as a portfolio by default.
 //!
 //! # Using the library
 //! Load a model ([`load`]), check it ([`check`] with [`CheckOptions`], or one engine
@@ -32,7 +32,8 @@
 //! 4. `unfold`: unfoldings as prime event structures — the [`unfolding::Unfolding`] trait,
 //!    the program-like, general and explicit-PES backends, cutoffs, complete prefixes;
 //! 5. `parse`: the readers, with `file:line:col` errors;
-//! 6. `explicit`, `walk`, `qpor`: the engines (breadth-first search; random walks;
+//! 6. `explicit`, `stubborn`, `walk`, `qpor`: the engines (breadth-first search; the
+//!    stubborn-set search, which stores states as the explicit one does; random walks;
 //!    Algorithm 1 with Alt);
 //! 7. `check`: the dispatcher, the one place that knows every engine — the schedule, the
 //!    portfolio's threads, the replay of every witness;
@@ -54,6 +55,7 @@ mod parse;
 mod qpor;
 mod reduce;
 mod source;
+mod stubborn;
 mod system;
 mod unfold;
 mod walk;
@@ -62,7 +64,8 @@ pub use check::{check, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
     EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, Report, RunEnd,
-    Settings, Silent, Stats, StepNames, StopReason, Verdict, WalkCounters, Witness, WitnessStep,
+    Settings, Silent, Stats, StepNames, StopReason, StubbornCounters, Verdict, WalkCounters, Witness,
+    WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -117,6 +120,11 @@ pub mod engines {
     /// Breadth-first search over global states: the oracle of every other engine.
     pub mod explicit {
         pub use crate::explicit::{search, Explicit, ExplicitOptions};
+    }
+    /// Stubborn sets: an explicit search that fires only a deadlock-preserving subset of
+    /// the enabled transitions (P/T nets).
+    pub mod stubborn {
+        pub use crate::stubborn::{search_net, SearchOrder, Stubborn, StubbornOptions};
     }
     /// Random walks: finds deadlocks in huge state spaces, never proves their absence.
     pub mod walk {

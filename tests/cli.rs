@@ -310,7 +310,7 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
     let by = v["answered_by"].as_str().unwrap();
     let engines = v["engines"].as_array().unwrap();
     let names: Vec<&str> = engines.iter().map(|e| e["engine"].as_str().unwrap()).collect();
-    assert_eq!(names, ["walk", "qpor", "explicit"]);
+    assert_eq!(names, ["walk", "stubborn", "qpor", "explicit"]);
     let winner = engines.iter().find(|e| e["engine"] == by).unwrap();
     assert_eq!(winner["ended"], "answered");
     assert_eq!(winner["verdict"], "deadlock");
@@ -318,6 +318,31 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
     let out = stdout(&qpor_line("check models/nets/token-ring-5.pnml"));
     assert!(out.contains("answered by: "), "{out}");
     assert!(out.contains("portfolio: "), "{out}");
+}
+
+#[test]
+fn the_stubborn_engine_answers_on_nets_in_both_orders() {
+    for order in ["depth", "breadth"] {
+        let o = qpor_line(&format!(
+            "check --engine stubborn --order {order} --json models/nets/philosophers-10.pnml"
+        ));
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["engine"], "stubborn");
+        assert!(v["stats"]["states"].as_u64().unwrap() > 0, "{v}");
+        if order == "breadth" {
+            // Each philosopher takes a first fork: the shortest witness.
+            assert_eq!(v["witness"].as_array().unwrap().len(), 10, "{v}");
+        }
+    }
+    let o = qpor_line("check --engine stubborn models/nets/token-ring-5.pnml");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = qpor_line("check --engine stubborn models/proc/philosophers.proc");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("P/T nets"), "{}", stderr(&o));
+    let o = qpor_line("check --engine qpor --order breadth models/nets/token-ring-5.pnml");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--order"), "{}", stderr(&o));
 }
 
 #[test]

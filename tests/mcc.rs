@@ -43,10 +43,11 @@ fn formula(o: &Output) -> (String, Vec<String>) {
     (line, techniques)
 }
 
-const KNOWN: [&str; 7] = [
+const KNOWN: [&str; 8] = [
     "NET_UNFOLDING",
     "PARTIAL_ORDER_REDUCTION",
     "EXPLICIT",
+    "STUBBORN_SETS",
     "RANDOM_WALK",
     "COLLATERAL_PROCESSING",
     "USE_NUPN",

@@ -11,6 +11,7 @@ mod schedule;
 use crate::engine::{Engine, EngineError, Observer, Report};
 use crate::explicit::{Explicit, ExplicitOptions};
 use crate::qpor::{AltMode, Qpor, QporOptions};
+use crate::stubborn::{SearchOrder, Stubborn, StubbornOptions};
 use crate::system::model::{Model, SystemOptions};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::Backend;
@@ -32,6 +33,8 @@ pub enum EngineChoice {
     Explicit,
     /// Random walks: finds deadlocks, never proves their absence.
     Walk,
+    /// A search over global states that fires only a stubborn set's transitions (nets).
+    Stubborn,
 }
 
 impl EngineChoice {
@@ -42,6 +45,7 @@ impl EngineChoice {
             EngineChoice::Qpor => "qpor",
             EngineChoice::Explicit => "explicit",
             EngineChoice::Walk => "walk",
+            EngineChoice::Stubborn => "stubborn",
         }
     }
 }
@@ -56,8 +60,11 @@ pub struct CheckOptions {
     pub system: SystemOptions,
     /// Collect every dead state instead of stopping at the first deadlock.
     pub all: bool,
-    /// Explicit engine: stop with an inconclusive verdict after storing this many states.
+    /// Explicit and stubborn engines: stop with an inconclusive verdict after storing this
+    /// many states.
     pub max_states: Option<u64>,
+    /// Stubborn engine: depth or breadth first.
+    pub order: SearchOrder,
     /// Stop with an inconclusive verdict after this much time.
     pub time_limit: Option<Duration>,
     /// When the time limit started counting (the command line starts it before reading the
@@ -107,6 +114,16 @@ impl CheckOptions {
         }
     }
 
+    /// The options of the stubborn-set search.
+    pub fn stubborn(&self) -> StubbornOptions {
+        StubbornOptions {
+            system: self.system,
+            all: self.all,
+            max_states: self.max_states,
+            order: self.order,
+        }
+    }
+
     /// The options of the random walk.
     pub fn walk(&self) -> WalkOptions {
         WalkOptions {
@@ -126,6 +143,9 @@ impl CheckOptions {
                 options: self.explicit(),
             }),
             EngineChoice::Walk => Box::new(Walk { options: self.walk() }),
+            EngineChoice::Stubborn => Box::new(Stubborn {
+                options: self.stubborn(),
+            }),
         })
     }
 }
@@ -147,7 +167,7 @@ pub fn check_shared(
     opts: &CheckOptions,
     observer: &mut dyn Observer,
 ) -> Result<Report, EngineError> {
-    let planned = plan(opts);
+    let planned = plan(opts, model.as_net().is_some());
     let mut report = portfolio::run(model, opts, &planned, observer)?;
     if report.findings.is_empty() {
         return Ok(report);

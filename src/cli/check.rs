@@ -3,6 +3,7 @@
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
 use super::{load_model, until_deadline, write_output, ModelArgs, ProgressLine};
 use clap::{Args, ValueEnum};
+use qpor::engines::stubborn::SearchOrder;
 use qpor::render;
 use qpor::{Budget, CheckOptions, Counters, EngineChoice, EngineError, Report, Settings, Stats};
 use std::path::PathBuf;
@@ -16,7 +17,8 @@ pub const EXIT_INTERNAL: u8 = 4;
 pub struct CheckArgs {
     #[command(flatten)]
     model: ModelArgs,
-    /// The engine: auto runs walk, qpor and explicit together and takes the first answer.
+    /// The engine: auto runs the walk, then stubborn and qpor (nets) or qpor and explicit
+    /// (programs), and takes the first answer.
     #[arg(long, value_enum, default_value = "auto")]
     engine: EngineArg,
     /// auto: how many engines run at once (default: one per core).
@@ -54,9 +56,13 @@ pub struct CheckArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Explicit engine: give up (inconclusive, exit 3) after storing this many states.
+    /// Explicit and stubborn engines: give up (inconclusive, exit 3) after storing this
+    /// many states.
     #[arg(long, value_name = "N")]
     max_states: Option<u64>,
+    /// Stubborn engine: the order in which states are expanded (default: depth).
+    #[arg(long, value_enum)]
+    order: Option<OrderArg>,
     /// Give up (inconclusive, exit 3) after this many seconds, counted from the start
     /// (reading the model included).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
@@ -75,6 +81,15 @@ enum EngineArg {
     Qpor,
     Explicit,
     Walk,
+    Stubborn,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OrderArg {
+    /// Newest state first: finds deep deadlocks early.
+    Depth,
+    /// Oldest state first: shortest witnesses.
+    Breadth,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -94,16 +109,23 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         EngineArg::Qpor => EngineChoice::Qpor,
         EngineArg::Explicit => EngineChoice::Explicit,
         EngineArg::Walk => EngineChoice::Walk,
+        EngineArg::Stubborn => EngineChoice::Stubborn,
     };
     if a.max_states.is_some() && matches!(engine, EngineChoice::Qpor | EngineChoice::Walk) {
         return Err(format!(
-            "--max-states limits the explicit engine; the {} engine stores no states{}",
+            "--max-states limits the explicit and stubborn engines; the {} engine stores no states{}",
             engine.name(),
             if engine == EngineChoice::Qpor {
                 " (use --max-events)"
             } else {
                 ""
             }
+        ));
+    }
+    if a.order.is_some() && !matches!(engine, EngineChoice::Stubborn | EngineChoice::Auto) {
+        return Err(format!(
+            "--order sets the stubborn engine's search order; the {} engine does not take it",
+            engine.name()
         ));
     }
     if a.jobs == Some(0) {
@@ -141,6 +163,10 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         no_prune: a.no_prune,
         unfolding: a.unfolding.into(),
         seed: a.seed,
+        order: match a.order {
+            Some(OrderArg::Breadth) => SearchOrder::Breadth,
+            Some(OrderArg::Depth) | None => SearchOrder::Depth,
+        },
         witness_states: a.witness.contains(&WitnessArg::States),
     };
     let mut progress = ProgressLine::new(!a.quiet);

@@ -36,6 +36,8 @@ pub enum Counters {
     Qpor(QporCounters),
     /// The random walk.
     Walk(WalkCounters),
+    /// The stubborn-set search.
+    Stubborn(StubbornCounters),
     /// A portfolio: each engine's counters are in its own entry of the report.
     Portfolio {
         /// Engines started.
@@ -77,6 +79,28 @@ pub struct ExplicitCounters {
     pub dead_states: u64,
     /// Dead states that are final.
     pub terminations: u64,
+    /// Bits of one packed state.
+    pub state_bits: u64,
+    /// Bytes per stored state, table included.
+    pub bytes_per_state: u64,
+    /// Stored states per second of the run.
+    pub states_per_second: u64,
+}
+
+/// Counters of the stubborn-set search.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct StubbornCounters {
+    /// Distinct states stored.
+    pub states: u64,
+    /// States whose stubborn set was computed and fired.
+    pub expanded: u64,
+    /// Transitions fired (with repeats).
+    pub edges: u64,
+    /// Transitions enabled at the expanded states, fired or not: `edges / enabled` is
+    /// the share the reduction kept.
+    pub enabled: u64,
+    /// Expanded states without successors.
+    pub dead_states: u64,
     /// Bits of one packed state.
     pub state_bits: u64,
     /// Bytes per stored state, table included.

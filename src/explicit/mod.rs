@@ -2,7 +2,7 @@
 //! system (DESIGN.md §1, "Explicit-state baseline").
 //!
 //! It is the oracle of every other engine, so it is deliberately plain: states are stored
-//! once ([`store::StateStore`]), numbered in discovery order, which is breadth-first order;
+//! once ([`store::SearchTree`]), numbered in discovery order, which is breadth-first order;
 //! each remembers its parent and the action that reached it, so the first dead state
 //! expanded has a shortest witness, rebuilt by walking parents back to the root.
 //!
@@ -15,15 +15,13 @@ pub(crate) mod store;
 
 use crate::engine::{
     peak_rss_bytes, Budget, Counters, Engine, EngineError, ExplicitCounters, Finding, FindingKind, Observer,
-    Progress, Report, Settings, Stats, StepNames, StopReason, Witness,
+    Progress, Report, Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
-use crate::system::{classify_dead, ActionId, Local, ModelError, Step, System};
+use crate::system::{classify_dead, Local, ModelError, Step, System};
 use hashbrown::HashSet;
 use std::time::Instant;
-use store::StateStore;
-
-const NO_PARENT: u32 = u32::MAX;
+use store::SearchTree;
 
 /// How often (in expanded states) the clock is read for limits and progress.
 const CLOCK_EVERY: u64 = 256;
@@ -81,9 +79,7 @@ pub fn search<S: System + ?Sized>(
         sys,
         opts,
         start: Instant::now(),
-        store: StateStore::new(sys.num_components()),
-        parent: Vec::new(),
-        via: Vec::new(),
+        tree: SearchTree::new(&sys.initial_state()),
         found: Vec::new(),
         faulty: HashSet::new(),
         counters: ExplicitCounters::default(),
@@ -103,9 +99,7 @@ struct Search<'s, S: System + ?Sized> {
     sys: &'s S,
     opts: &'s ExplicitOptions,
     start: Instant,
-    store: StateStore,
-    parent: Vec<u32>,
-    via: Vec<ActionId>,
+    tree: SearchTree,
     found: Vec<Found>,
     /// States where a fault was found: the program stopped there, they are not expanded.
     faulty: HashSet<u32>,
@@ -119,8 +113,8 @@ impl<S: System + ?Sized> Search<'_, S> {
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> Result<Option<StopReason>, ModelError> {
+        // The tree holds the initial state as id 0.
         let init = self.sys.initial_state();
-        self.add(&init, NO_PARENT, ActionId(u32::MAX));
         if let Some(msg) = fault_in(self.sys, &init, None) {
             self.record_fault(0, msg);
         }
@@ -130,7 +124,7 @@ impl<S: System + ?Sized> Search<'_, S> {
         let mut last_progress = 0.0f64;
         let mut edges_at_clock = 0u64;
         let mut i = 0u32;
-        while (i as usize) < self.store.len() {
+        while (i as usize) < self.tree.states.len() {
             if !self.opts.all && self.found.iter().any(|f| f.kind != FindingKind::Termination) {
                 break;
             }
@@ -151,7 +145,7 @@ impl<S: System + ?Sized> Search<'_, S> {
             if self.faulty.contains(&id) {
                 continue;
             }
-            self.store.get(id, &mut cur);
+            self.tree.states.get(id, &mut cur);
             self.counters.expanded += 1;
             steps.clear();
             self.sys.enabled_steps(&cur, &mut steps);
@@ -183,7 +177,7 @@ impl<S: System + ?Sized> Search<'_, S> {
                 )));
             }
             self.counters.edges += 1;
-            let (nid, new) = self.add(next, id, step.action);
+            let (nid, new) = self.tree.add(next, id, step.action);
             if !new {
                 continue;
             }
@@ -194,7 +188,7 @@ impl<S: System + ?Sized> Search<'_, S> {
                 }
             }
             if let Some(max) = self.opts.max_states {
-                if self.store.len() as u64 > max {
+                if self.tree.states.len() as u64 > max {
                     return Ok(Some(Some(StopReason::StateLimit(max))));
                 }
             }
@@ -233,8 +227,8 @@ impl<S: System + ?Sized> Search<'_, S> {
             engine: "explicit",
             seconds,
             counters: vec![
-                ("states", self.store.len() as u64),
-                ("frontier", self.store.len() as u64 - next_to_expand as u64),
+                ("states", self.tree.states.len() as u64),
+                ("frontier", self.tree.states.len() as u64 - next_to_expand as u64),
                 ("edges", self.counters.edges),
             ],
         });
@@ -249,21 +243,21 @@ impl<S: System + ?Sized> Search<'_, S> {
         let findings = found
             .into_iter()
             .map(|f| {
-                self.store.get(f.id, &mut cur);
+                self.tree.states.get(f.id, &mut cur);
                 Finding::new(
                     f.kind,
                     self.sys.describe_state(&cur),
                     f.message,
-                    self.witness(f.id, &mut names),
+                    names.witness(self.sys, self.tree.path(f.id)),
                 )
             })
             .collect();
         let seconds = self.start.elapsed().as_secs_f64();
-        let states = self.store.len() as u64;
+        let states = self.tree.states.len() as u64;
         let counters = ExplicitCounters {
             states,
-            state_bits: self.store.bits_per_state() as u64,
-            bytes_per_state: self.store.bytes_per_state().round() as u64,
+            state_bits: self.tree.states.bits_per_state() as u64,
+            bytes_per_state: self.tree.states.bytes_per_state().round() as u64,
             states_per_second: (states as f64 / seconds.max(1e-9)).round() as u64,
             ..self.counters
         };
@@ -279,27 +273,6 @@ impl<S: System + ?Sized> Search<'_, S> {
             stats,
             Settings::default(),
         ))
-    }
-
-    fn add(&mut self, state: &[Local], parent: u32, via: ActionId) -> (u32, bool) {
-        let (id, new) = self.store.insert(state);
-        if new {
-            self.parent.push(parent);
-            self.via.push(via);
-        }
-        (id, new)
-    }
-
-    /// The path from the initial state to `id`, as named steps.
-    fn witness(&self, id: u32, names: &mut StepNames) -> Witness {
-        let mut chain = Vec::new();
-        let mut at = id;
-        while self.parent[at as usize] != NO_PARENT {
-            chain.push(self.via[at as usize]);
-            at = self.parent[at as usize];
-        }
-        chain.reverse();
-        names.witness(self.sys, chain)
     }
 }
 

@@ -10,7 +10,7 @@
 //! - `data.len() == len() * words`; state `i` occupies `data[i*words .. (i+1)*words]`.
 //! - The table holds every id `0..len()` exactly once, hashed by the state's packed words.
 
-use crate::system::Local;
+use crate::system::{ActionId, Local};
 use hashbrown::HashTable;
 use std::hash::{BuildHasher, Hasher};
 
@@ -90,6 +90,55 @@ impl Layout {
 fn bits_for(v: u32) -> u8 {
     let need = (32 - v.leading_zeros()).max(1) as u8;
     need.next_power_of_two()
+}
+
+/// A [`StateStore`] that also remembers how each state was first reached: its parent and
+/// the action from there. Following parents from any state ends at the initial state
+/// (parents are set once, at discovery, to a state stored before), so every state has a
+/// witness.
+pub(crate) struct SearchTree {
+    /// The states.
+    pub(crate) states: StateStore,
+    parent: Vec<u32>,
+    via: Vec<ActionId>,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+impl SearchTree {
+    /// A tree holding only `initial`, with id 0.
+    pub(crate) fn new(initial: &[Local]) -> SearchTree {
+        let mut states = StateStore::new(initial.len());
+        states.insert(initial);
+        SearchTree {
+            states,
+            parent: vec![NO_PARENT],
+            via: vec![ActionId(u32::MAX)],
+        }
+    }
+
+    /// Inserts `state`, reached from state `parent` by `via`, unless present; returns its
+    /// id and whether it is new.
+    pub(crate) fn add(&mut self, state: &[Local], parent: u32, via: ActionId) -> (u32, bool) {
+        let (id, new) = self.states.insert(state);
+        if new {
+            self.parent.push(parent);
+            self.via.push(via);
+        }
+        (id, new)
+    }
+
+    /// The actions from the initial state to state `id`, in firing order.
+    pub(crate) fn path(&self, id: u32) -> Vec<ActionId> {
+        let mut chain = Vec::new();
+        let mut at = id;
+        while self.parent[at as usize] != NO_PARENT {
+            chain.push(self.via[at as usize]);
+            at = self.parent[at as usize];
+        }
+        chain.reverse();
+        chain
+    }
 }
 
 /// The store.

@@ -257,6 +257,7 @@ fn techniques(report: &Report) -> Vec<&'static str> {
     let mut out = match report.answered_by.unwrap_or(report.engine) {
         "qpor" => vec!["NET_UNFOLDING", "PARTIAL_ORDER_REDUCTION"],
         "walk" => vec!["RANDOM_WALK"],
+        "stubborn" => vec!["EXPLICIT", "STUBBORN_SETS"],
         _ => vec!["EXPLICIT"],
     };
     if report.engines.len() > 1 {

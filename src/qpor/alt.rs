@@ -137,6 +137,11 @@ pub fn alternative<U: Unfolding + ?Sized>(
     for (i, &x) in selected.iter().enumerate() {
         scratch.buf.clear();
         unf.compatible_immediate_conflicts(x, &mut scratch.buf);
+        if unf.stop_requested() {
+            // The list may be cut short: no verdict can rest on it.
+            scratch.timed_out = true;
+            return None;
+        }
         let spike = &mut scratch.spikes[i];
         spike.clear();
         for &c in &scratch.buf {

@@ -5,8 +5,8 @@
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
 use super::AltMode;
 use crate::engine::{
-    peak_rss_bytes, AltSetting, Budget, Counters, Engine, EngineError, Observer, QporCounters, Report,
-    Settings, Stats,
+    drop_in_background, peak_rss_bytes, AltSetting, Budget, Counters, Engine, EngineError, Observer,
+    QporCounters, Report, Settings, Stats,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
@@ -121,7 +121,9 @@ pub fn check_net(
         observer,
         &mut NoTree,
     )?;
-    Ok(report(out, opts, "general", start))
+    let report = report(out, opts, "general", start);
+    drop_in_background(unf);
+    Ok(report)
 }
 
 /// Runs QPOR on the program-like unfolding of `sys`, reporting the exploration tree to

@@ -132,6 +132,10 @@ impl Backend {
 /// general unfolding (one condition per token) for a net.
 pub const GENERAL_TOKENS_MAX: u64 = 10_000;
 
+/// How many compatibility tests [`Unfolding::compatible_immediate_conflicts`] makes between
+/// two looks at [`Unfolding::stop_requested`] (which may read the clock).
+const STOP_POLL_EVERY: usize = 64;
+
 /// Counters of an unfolding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct UnfoldStats {
@@ -180,18 +184,31 @@ pub trait Unfolding {
     /// [`Unfolding::immediate_conflicts`] that are [`Unfolding::compatible`] with C: the
     /// candidates of Alt's spike for `e`. A backend may pass over candidates it can tell
     /// incompatible as a group, without testing each.
+    ///
+    /// Each test may walk a long history, and there may be thousands: the default method
+    /// stops early, with a partial list, once [`Unfolding::stop_requested`] says so; the
+    /// caller must then look at it too.
     fn compatible_immediate_conflicts(&self, e: EventId, out: &mut Vec<EventId>) {
         let start = out.len();
         self.immediate_conflicts(e, out);
         sort_dedup_from(out, start);
         let mut kept = start;
         for i in start..out.len() {
+            if (i - start) % STOP_POLL_EVERY == STOP_POLL_EVERY - 1 && self.stop_requested() {
+                break;
+            }
             if self.compatible(out[i]) {
                 out[kept] = out[i];
                 kept += 1;
             }
         }
         out.truncate(kept);
+    }
+    /// Whether the run's deadline has passed or it was cancelled, for backends that watch
+    /// them (the answers of a search cut short are then incomplete); the default never
+    /// stops.
+    fn stop_requested(&self) -> bool {
+        false
     }
     /// Appends to `out` the events of \[e\] \ C, causes before effects.
     fn history_outside_config(&mut self, e: EventId, out: &mut Vec<EventId>);

@@ -63,7 +63,15 @@ impl<'n> NetSystem<'n> {
 
     /// The marking (tokens per place) of a global state.
     pub fn marking(&self, state: &[Local]) -> Vec<u32> {
-        let mut m = vec![0u32; self.net.places.len()];
+        let mut m = Vec::new();
+        self.marking_into(state, &mut m);
+        m
+    }
+
+    /// [`NetSystem::marking`] into a buffer that is reused.
+    pub fn marking_into(&self, state: &[Local], m: &mut Vec<u32>) {
+        m.clear();
+        m.resize(self.net.places.len(), 0);
         for (ci, comp) in self.comps.iter().enumerate() {
             match comp {
                 NetComp::Place(p) => m[p.index()] = state[ci].0,
@@ -74,7 +82,6 @@ impl<'n> NetSystem<'n> {
                 }
             }
         }
-        m
     }
 
     /// The component holding place `p`.

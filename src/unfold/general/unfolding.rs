@@ -163,6 +163,10 @@ impl Unfolding for GeneralUnfolding {
         out[start..].sort_by_key(|x| (events[x.index()].level, x.0));
     }
 
+    fn stop_requested(&self) -> bool {
+        self.check_clock().is_err()
+    }
+
     fn is_cutoff(&self, e: EventId) -> bool {
         self.ev(e).cutoff
     }

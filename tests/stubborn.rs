@@ -1,0 +1,217 @@
+//! The stubborn-set engine against the explicit-state oracle: the same verdict, with
+//! `--all` the same dead markings, in both orders, on random nets (safe and not, weighted,
+//! with read arcs) and on every shipped net; breadth first gives shortest witnesses.
+
+mod net_support;
+
+mod engine_support;
+use engine_support::explicit_check;
+use net_support::{random_net, NetSpec};
+use proptest::prelude::*;
+use qpor::engines::stubborn::{search_net, SearchOrder, StubbornOptions};
+use qpor::net::{Decomposition, Net, NetSystem, PlaceId, TransId};
+use qpor::{check, Budget, CheckOptions, EngineChoice, Model, Report, Silent, Verdict};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn dead_states(r: &Report) -> BTreeSet<String> {
+    r.findings.iter().map(|f| f.state.clone()).collect()
+}
+
+fn stubborn(sys: &NetSystem<'_>, all: bool, order: SearchOrder) -> Report {
+    let opts = StubbornOptions {
+        all,
+        order,
+        ..StubbornOptions::default()
+    };
+    search_net(sys, &opts, &Budget::unlimited(), &mut Silent).unwrap()
+}
+
+/// `spec` with read arcs added: each (t, p) makes transition t read place p.
+fn with_reads(spec: &NetSpec, reads: &[(usize, usize)]) -> Net {
+    let mut net = spec.build();
+    for &(t, p) in reads {
+        let (t, p) = (t % net.transitions.len(), p % net.places.len());
+        if !net.transitions[t].reads(PlaceId(p as u32)) {
+            net.add_read(TransId(t as u32), PlaceId(p as u32));
+        }
+    }
+    net
+}
+
+/// Checks the stubborn engine against the oracle on `net` with the place decomposition.
+fn agrees_with_the_oracle(net: &Net) -> Result<(), TestCaseError> {
+    let sys = NetSystem::new(net, Decomposition::Places).unwrap();
+    let oracle = explicit_check(
+        &sys,
+        &CheckOptions {
+            all: true,
+            max_states: Some(5_000),
+            ..CheckOptions::default()
+        },
+        &mut Silent,
+    )
+    .unwrap();
+    prop_assume!(oracle.stopped.is_none());
+    let first = explicit_check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    for order in [SearchOrder::Depth, SearchOrder::Breadth] {
+        let all = stubborn(&sys, true, order);
+        prop_assert_eq!(all.stopped, None);
+        prop_assert_eq!(dead_states(&all), dead_states(&oracle), "{:?}", order);
+        prop_assert!(all.stats.get("states").unwrap() <= oracle.stats.get("states").unwrap());
+        let one = stubborn(&sys, false, order);
+        prop_assert_eq!(one.verdict, oracle.verdict);
+        if let Some(f) = one.findings.first() {
+            prop_assert!(dead_states(&oracle).contains(&f.state));
+            if order == SearchOrder::Breadth {
+                // The oracle's first deadlock has a shortest witness; so has this one.
+                prop_assert_eq!(f.witness.steps.len(), first.findings[0].witness.steps.len());
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    // Unbounded random nets are skipped: up to a third of the weighted ones.
+    #![proptest_config(ProptestConfig { cases: 2000, max_global_rejects: 20_000, ..ProptestConfig::default() })]
+
+    /// Weighted nets with several tokens per place.
+    #[test]
+    fn weighted_nets_keep_every_dead_marking(spec in random_net(2..=8, 1..=12, false, 3, 3)) {
+        agrees_with_the_oracle(&spec.build())?;
+    }
+
+    /// Ordinary nets with at most one initial token per place, and read arcs.
+    #[test]
+    fn ordinary_nets_with_read_arcs_keep_every_dead_marking(
+        spec in random_net(2..=10, 1..=14, false, 1, 1),
+        reads in prop::collection::vec((0usize..14, 0usize..10), 0..=4),
+    ) {
+        agrees_with_the_oracle(&with_reads(&spec, &reads))?;
+    }
+}
+
+fn shipped_nets() -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in ["models/nets", "models/ll_net", "models/mcc2023"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "pnml" || e == "ll_net") {
+                files.push(path.display().to_string());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Every shipped net whose full state space the oracle stores in a few seconds: the same
+/// dead markings with `--all`, cut into places and, for NUPN nets, into units.
+#[test]
+fn shipped_nets_keep_every_dead_marking() {
+    let mut compared = 0;
+    for file in shipped_nets() {
+        let net = match qpor::load(Path::new(&file), &Default::default()).unwrap().model {
+            Model::Net(net) => net,
+            Model::Program(_) => unreachable!("{file} is a net"),
+        };
+        let mut cuts = vec![Decomposition::Places];
+        if net.nupn.is_some() {
+            cuts.push(Decomposition::Units);
+        }
+        for cut in cuts {
+            let sys = NetSystem::new(&net, cut).unwrap();
+            let oracle = explicit_check(
+                &sys,
+                &CheckOptions {
+                    all: true,
+                    max_states: Some(300_000),
+                    ..CheckOptions::default()
+                },
+                &mut Silent,
+            )
+            .unwrap();
+            if oracle.stopped.is_some() {
+                continue;
+            }
+            let r = stubborn(&sys, true, SearchOrder::Depth);
+            assert_eq!(dead_states(&r), dead_states(&oracle), "{file} {cut:?}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 30, "only {compared} nets compared");
+}
+
+/// Through `check`: every witness replayed, the engine named, and a reduction that pays on
+/// a net with much concurrency.
+#[test]
+fn check_runs_the_stubborn_engine_and_replays_its_witness() {
+    let model = qpor::load(Path::new("models/nets/philosophers-10.pnml"), &Default::default())
+        .unwrap()
+        .model;
+    let opts = CheckOptions {
+        engine: EngineChoice::Stubborn,
+        ..CheckOptions::default()
+    };
+    let r = check(&model, &opts, &mut Silent).unwrap();
+    assert_eq!(r.engine, "stubborn");
+    assert_eq!(r.verdict, Verdict::Deadlock);
+    let all = check(
+        &model,
+        &CheckOptions {
+            all: true,
+            ..opts.clone()
+        },
+        &mut Silent,
+    )
+    .unwrap();
+    let explicit = check(
+        &model,
+        &CheckOptions {
+            engine: EngineChoice::Explicit,
+            all: true,
+            ..opts
+        },
+        &mut Silent,
+    )
+    .unwrap();
+    assert_eq!(dead_states(&all), dead_states(&explicit));
+    let (reduced, full) = (
+        all.stats.get("states").unwrap(),
+        explicit.stats.get("states").unwrap(),
+    );
+    assert!(reduced * 10 < full, "{reduced} states against {full}");
+}
+
+/// Programs are refused with a message, not explored wrongly.
+#[test]
+fn programs_are_refused() {
+    let model = qpor::load(Path::new("models/proc/philosophers.proc"), &Default::default())
+        .unwrap()
+        .model;
+    let opts = CheckOptions {
+        engine: EngineChoice::Stubborn,
+        ..CheckOptions::default()
+    };
+    let e = check(&model, &opts, &mut Silent).unwrap_err();
+    assert!(e.to_string().contains("P/T nets"), "{e}");
+}
+
+/// The state limit makes a run inconclusive.
+#[test]
+fn the_state_limit_stops_the_search() {
+    let model = qpor::load(
+        Path::new("models/mcc2023/Dekker-PT-010.pnml"),
+        &Default::default(),
+    )
+    .unwrap()
+    .model;
+    let opts = CheckOptions {
+        engine: EngineChoice::Stubborn,
+        max_states: Some(50),
+        ..CheckOptions::default()
+    };
+    let r = check(&model, &opts, &mut Silent).unwrap();
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+}
