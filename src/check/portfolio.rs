@@ -12,8 +12,8 @@
 
 use super::schedule::{Member, Planned};
 use crate::engine::{
-    current_rss_bytes, peak_rss_bytes, Budget, CancelToken, Counters, EngineError, EngineRun, Observer,
-    Progress, Report, RunEnd, Settings, Stats, StopReason, Verdict,
+    current_rss_bytes, Budget, CancelToken, Counters, EngineError, EngineRun, Observer, Progress, Report,
+    RunEnd, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
 use std::panic::{self, AssertUnwindSafe};
@@ -289,11 +289,10 @@ fn portfolio_report(
             })
         })?
     });
-    let stats = Stats {
-        counters: Counters::Portfolio { engines_started },
-        seconds: started.elapsed().as_secs_f64(),
-        peak_rss_bytes: peak_rss_bytes(),
-    };
+    let stats = Stats::new(
+        Counters::Portfolio { engines_started },
+        started.elapsed().as_secs_f64(),
+    );
     let mut out = match answer.and_then(|i| reports[i].take().map(|r| (i, r))) {
         Some((i, r)) => {
             let mut out = Report::new("auto", r.findings, r.stopped, stats, Settings::default());
@@ -321,9 +320,8 @@ fn portfolio_report(
 
 /// Statistics of an engine that never returned.
 fn empty_stats(started: Instant) -> Stats {
-    Stats {
-        counters: Counters::Portfolio { engines_started: 1 },
-        seconds: started.elapsed().as_secs_f64(),
-        peak_rss_bytes: peak_rss_bytes(),
-    }
+    Stats::new(
+        Counters::Portfolio { engines_started: 1 },
+        started.elapsed().as_secs_f64(),
+    )
 }

@@ -139,11 +139,10 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     let Some(loaded) = until_deadline(deadline, move || load_model(&model_args)) else {
         // The model is still being read: nothing was explored.
         let why = Budget::until(deadline, time_limit).time_limit_reached();
-        let stats = Stats {
-            counters: Counters::Portfolio { engines_started: 0 },
-            seconds: started.elapsed().as_secs_f64(),
-            peak_rss_bytes: qpor::peak_rss_bytes(),
-        };
+        let stats = Stats::new(
+            Counters::Portfolio { engines_started: 0 },
+            started.elapsed().as_secs_f64(),
+        );
         let report = Report::new(engine.name(), Vec::new(), Some(why), stats, Settings::default());
         return print_report(&a, &report);
     };

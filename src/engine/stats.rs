@@ -16,6 +16,16 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// The stats of a run that counted `counters` in `seconds`, with the process's peak
+    /// memory so far.
+    pub fn new(counters: Counters, seconds: f64) -> Stats {
+        Stats {
+            counters,
+            seconds,
+            peak_rss_bytes: peak_rss_bytes(),
+        }
+    }
+
     /// The counter called `name` (its JSON name), if the engine reports it.
     pub fn get(&self, name: &str) -> Option<u64> {
         self.counters
@@ -69,8 +79,9 @@ impl Counters {
 /// Counters of the explicit-state search.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
 pub struct ExplicitCounters {
-    /// Distinct states stored.
-    pub states: u64,
+    /// The state store.
+    #[serde(flatten)]
+    pub store: StoreCounters,
     /// States whose successors were computed.
     pub expanded: u64,
     /// Transitions fired (with repeats).
@@ -79,6 +90,13 @@ pub struct ExplicitCounters {
     pub dead_states: u64,
     /// Dead states that are final.
     pub terminations: u64,
+}
+
+/// Counters of a search that stores states (explicit, stubborn).
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct StoreCounters {
+    /// Distinct states stored.
+    pub states: u64,
     /// Bits of one packed state.
     pub state_bits: u64,
     /// Bytes per stored state, table included.
@@ -90,8 +108,9 @@ pub struct ExplicitCounters {
 /// Counters of the stubborn-set search.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
 pub struct StubbornCounters {
-    /// Distinct states stored.
-    pub states: u64,
+    /// The state store.
+    #[serde(flatten)]
+    pub store: StoreCounters,
     /// States whose stubborn set was computed and fired.
     pub expanded: u64,
     /// Transitions fired (with repeats).
@@ -101,12 +120,6 @@ pub struct StubbornCounters {
     pub enabled: u64,
     /// Expanded states without successors.
     pub dead_states: u64,
-    /// Bits of one packed state.
-    pub state_bits: u64,
-    /// Bytes per stored state, table included.
-    pub bytes_per_state: u64,
-    /// Stored states per second of the run.
-    pub states_per_second: u64,
 }
 
 /// Counters of the random walk.

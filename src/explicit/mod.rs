@@ -14,8 +14,8 @@
 pub(crate) mod store;
 
 use crate::engine::{
-    peak_rss_bytes, Budget, Counters, Engine, EngineError, ExplicitCounters, Finding, FindingKind, Observer,
-    Progress, Report, Settings, Stats, StepNames, StopReason,
+    Budget, Counters, Engine, EngineError, ExplicitCounters, Finding, FindingKind, Observer, Progress,
+    Report, Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{classify_dead, Local, ModelError, Step, System};
@@ -253,19 +253,11 @@ impl<S: System + ?Sized> Search<'_, S> {
             })
             .collect();
         let seconds = self.start.elapsed().as_secs_f64();
-        let states = self.tree.states.len() as u64;
-        let counters = ExplicitCounters {
-            states,
-            state_bits: self.tree.states.bits_per_state() as u64,
-            bytes_per_state: self.tree.states.bytes_per_state().round() as u64,
-            states_per_second: (states as f64 / seconds.max(1e-9)).round() as u64,
+        let counters = Counters::Explicit(ExplicitCounters {
+            store: self.tree.counters(seconds),
             ..self.counters
-        };
-        let stats = Stats {
-            counters: Counters::Explicit(counters),
-            seconds,
-            peak_rss_bytes: peak_rss_bytes(),
-        };
+        });
+        let stats = Stats::new(counters, seconds);
         Ok(Report::new(
             "explicit",
             findings,

@@ -10,6 +10,7 @@
 //! - `data.len() == len() * words`; state `i` occupies `data[i*words .. (i+1)*words]`.
 //! - The table holds every id `0..len()` exactly once, hashed by the state's packed words.
 
+use crate::engine::StoreCounters;
 use crate::system::{ActionId, Local};
 use hashbrown::HashTable;
 use std::hash::{BuildHasher, Hasher};
@@ -126,6 +127,17 @@ impl SearchTree {
             self.via.push(via);
         }
         (id, new)
+    }
+
+    /// What the store holds after a run of `seconds`.
+    pub(crate) fn counters(&self, seconds: f64) -> StoreCounters {
+        let states = self.states.len() as u64;
+        StoreCounters {
+            states,
+            state_bits: self.states.bits_per_state() as u64,
+            bytes_per_state: self.states.bytes_per_state().round() as u64,
+            states_per_second: (states as f64 / seconds.max(1e-9)).round() as u64,
+        }
     }
 
     /// The actions from the initial state to state `id`, in firing order.

@@ -5,8 +5,8 @@
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
 use super::AltMode;
 use crate::engine::{
-    drop_in_background, peak_rss_bytes, AltSetting, Budget, Counters, Engine, EngineError, Observer,
-    QporCounters, Report, Settings, Stats,
+    drop_in_background, AltSetting, Budget, Counters, Engine, EngineError, Observer, QporCounters, Report,
+    Settings, Stats,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
@@ -148,13 +148,12 @@ pub fn check_system<S: System + ?Sized>(
     let mut initial_steps = Vec::new();
     sys.enabled_steps(&sys.initial_state(), &mut initial_steps);
     if let Some(s) = initial_steps.iter().find(|s| s.touched.is_empty()) {
-        let stats = Stats {
-            counters: Counters::AlwaysEnabled {
+        let stats = Stats::new(
+            Counters::AlwaysEnabled {
                 always_enabled_action: s.action.0 as u64,
             },
-            seconds: start.elapsed().as_secs_f64(),
-            peak_rss_bytes: peak_rss_bytes(),
-        };
+            start.elapsed().as_secs_f64(),
+        );
         let settings = Settings {
             unfolding: Some("program"),
             ..Settings::default()
@@ -190,11 +189,7 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         max_depth: out.max_depth,
         prunes: out.prunes,
     };
-    let stats = Stats {
-        counters: Counters::Qpor(counters),
-        seconds: start.elapsed().as_secs_f64(),
-        peak_rss_bytes: peak_rss_bytes(),
-    };
+    let stats = Stats::new(Counters::Qpor(counters), start.elapsed().as_secs_f64());
     let settings = Settings {
         k: Some(match opts.alt {
             AltMode::KPartial(k) => AltSetting::K(k),

@@ -28,8 +28,8 @@
 pub(crate) mod net;
 
 use crate::engine::{
-    peak_rss_bytes, Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report,
-    Settings, Stats, StepNames, StopReason, StubbornCounters,
+    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report, Settings, Stats,
+    StepNames, StopReason, StubbornCounters,
 };
 use crate::explicit::store::SearchTree;
 use crate::system::model::{Model, SystemOptions};
@@ -276,19 +276,11 @@ impl Search<'_, '_> {
             })
             .collect();
         let seconds = self.start.elapsed().as_secs_f64();
-        let states = self.tree.states.len() as u64;
-        let counters = StubbornCounters {
-            states,
-            state_bits: self.tree.states.bits_per_state() as u64,
-            bytes_per_state: self.tree.states.bytes_per_state().round() as u64,
-            states_per_second: (states as f64 / seconds.max(1e-9)).round() as u64,
+        let counters = Counters::Stubborn(StubbornCounters {
+            store: self.tree.counters(seconds),
             ..self.counters
-        };
-        let stats = Stats {
-            counters: Counters::Stubborn(counters),
-            seconds,
-            peak_rss_bytes: peak_rss_bytes(),
-        };
+        });
+        let stats = Stats::new(counters, seconds);
         Ok(Report::new(
             "stubborn",
             findings,

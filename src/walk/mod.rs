@@ -19,8 +19,8 @@
 //! what the whole model does.
 
 use crate::engine::{
-    peak_rss_bytes, Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report,
-    Settings, Stats, StepNames, StopReason, WalkCounters,
+    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report, Settings, Stats,
+    StepNames, StopReason, WalkCounters,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
@@ -97,11 +97,7 @@ pub fn walk<S: System + ?Sized>(
         seen_dead: HashSet::new(),
     };
     let stopped = walker.run(opts.all, budget, observer, start)?;
-    let stats = Stats {
-        counters: Counters::Walk(walker.counters),
-        seconds: start.elapsed().as_secs_f64(),
-        peak_rss_bytes: peak_rss_bytes(),
-    };
+    let stats = Stats::new(Counters::Walk(walker.counters), start.elapsed().as_secs_f64());
     Ok(Report::new(
         "walk",
         walker.findings,
