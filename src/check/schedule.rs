@@ -88,21 +88,18 @@ pub(crate) fn plan(opts: &CheckOptions, is_net: bool) -> Planned {
         choices.retain(|c| *c != EngineChoice::Walk);
     }
     // Without a time limit the walk always gets a slice: it would never end on its own.
-    let walk_slice = (jobs < choices.len() || opts.time_limit.is_none()).then(|| match opts.time_limit {
-        Some(limit) => limit.mul_f64(WALK_SLICE_SHARE),
-        None => WALK_SLICE_UNLIMITED,
-    });
+    let walks = choices.contains(&EngineChoice::Walk);
+    let walk_slice =
+        (walks && (jobs < choices.len() || opts.time_limit.is_none())).then(|| match opts.time_limit {
+            Some(limit) => limit.mul_f64(WALK_SLICE_SHARE),
+            None => WALK_SLICE_UNLIMITED,
+        });
     // With one job, the first search after the walk gets half of what remains.
     let first_search = choices.iter().copied().find(|c| *c != EngineChoice::Walk);
-    let first_slice = (jobs == 1).then_some(()).and_then(|()| {
-        let limit = opts.time_limit?;
-        let walked = if choices.contains(&EngineChoice::Walk) {
-            walk_slice.unwrap_or_default()
-        } else {
-            Duration::ZERO
-        };
-        Some(limit.saturating_sub(walked) / 2)
-    });
+    let first_slice = match (jobs, opts.time_limit) {
+        (1, Some(limit)) => Some(limit.saturating_sub(walk_slice.unwrap_or_default()) / 2),
+        _ => None,
+    };
     let members: Vec<Member> = choices
         .into_iter()
         .map(|choice| Member {

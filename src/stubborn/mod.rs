@@ -33,7 +33,7 @@ use crate::engine::{
 };
 use crate::explicit::store::SearchTree;
 use crate::system::model::{Model, SystemOptions};
-use crate::system::net::{Decomposition, NetSystem};
+use crate::system::net::NetSystem;
 use crate::system::{ModelError, Step, System};
 use net::NetStubborn;
 use std::time::Instant;
@@ -55,16 +55,6 @@ pub enum SearchOrder {
     Depth,
     /// Oldest first: short witnesses.
     Breadth,
-}
-
-impl SearchOrder {
-    /// The order's name, as `--order` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SearchOrder::Depth => "depth",
-            SearchOrder::Breadth => "breadth",
-        }
-    }
 }
 
 /// Options of the stubborn-set search.
@@ -114,16 +104,7 @@ impl Engine for Stubborn {
                 .into())
             }
         };
-        let decomposition = self
-            .options
-            .system
-            .decomposition
-            .unwrap_or(if net.nupn.is_some() {
-                Decomposition::Units
-            } else {
-                Decomposition::Places
-            });
-        let sys = NetSystem::new(net, decomposition)?;
+        let sys = NetSystem::new(net, self.options.system.decomposition_of(net))?;
         Ok(search_net(&sys, &self.options, budget, observer)?)
     }
 }

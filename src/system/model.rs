@@ -25,6 +25,18 @@ pub struct SystemOptions {
     pub one_safe_watch: bool,
 }
 
+impl SystemOptions {
+    /// How `net` is cut into components: the decomposition asked for, else NUPN units when
+    /// the file has them, else one component per place.
+    pub fn decomposition_of(&self, net: &Net) -> Decomposition {
+        self.decomposition.unwrap_or(if net.nupn.is_some() {
+            Decomposition::Units
+        } else {
+            Decomposition::Places
+        })
+    }
+}
+
 impl Model {
     /// The model as a component system.
     pub fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + '_>, ModelError> {
@@ -36,14 +48,7 @@ impl Model {
             Model::Program(_) if opts.one_safe_watch => Err(ModelError::new(
                 "the OneSafe question is about the places of a net; this model is a program".to_string(),
             )),
-            Model::Net(net) => {
-                let d = opts.decomposition.unwrap_or(if net.nupn.is_some() {
-                    Decomposition::Units
-                } else {
-                    Decomposition::Places
-                });
-                Ok(Box::new(NetSystem::new(net, d)?))
-            }
+            Model::Net(net) => Ok(Box::new(NetSystem::new(net, opts.decomposition_of(net))?)),
             Model::Program(p) => Ok(Box::new(p.system()?)),
         }
     }
