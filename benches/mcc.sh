@@ -66,7 +66,7 @@ try:
 except ValueError:
     print("error -"); sys.exit()
 by = r.get("answered_by") or r["engine"]
-stats = next((e["stats"] for e in r.get("engines", []) if e["engine"] == by), r["stats"])
+stats = next((e.get("stats", {}) for e in r.get("engines", []) if e["engine"] == by), r.get("stats", {}))
 # What the engine counted: states stored, maximal configurations, or steps walked.
 work = next((stats[k] for k in ("states", "max_configurations", "steps") if k in stats), "-")
 print(r["verdict"], by, work)

@@ -122,9 +122,9 @@ pub mod engines {
         pub use crate::explicit::{search, Explicit, ExplicitOptions};
     }
     /// Stubborn sets: an explicit search that fires only a deadlock-preserving subset of
-    /// the enabled transitions (P/T nets).
+    /// the enabled steps (P/T nets and programs).
     pub mod stubborn {
-        pub use crate::stubborn::{search_net, SearchOrder, Stubborn, StubbornOptions};
+        pub use crate::stubborn::{search_net, search_program, SearchOrder, Stubborn, StubbornOptions};
     }
     /// Random walks: finds deadlocks in huge state spaces, never proves their absence.
     pub mod walk {

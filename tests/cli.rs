@@ -321,7 +321,7 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
 }
 
 #[test]
-fn the_stubborn_engine_answers_on_nets_in_both_orders() {
+fn the_stubborn_engine_answers_on_nets_and_programs_in_both_orders() {
     for order in ["depth", "breadth"] {
         let o = qpor_line(&format!(
             "check --engine stubborn --order {order} --json models/nets/philosophers-10.pnml"
@@ -337,9 +337,11 @@ fn the_stubborn_engine_answers_on_nets_in_both_orders() {
     }
     let o = qpor_line("check --engine stubborn models/nets/token-ring-5.pnml");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = qpor_line("check --engine stubborn models/proc/philosophers.proc");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("P/T nets"), "{}", stderr(&o));
+    let o = qpor_line("check --engine stubborn --json models/proc/philosophers.proc");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(json(&o)["verdict"], "deadlock");
+    let o = qpor_line("check --engine stubborn -D R=3 models/proc/dispatcher.proc");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = qpor_line("check --engine qpor --order breadth models/nets/token-ring-5.pnml");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--order"), "{}", stderr(&o));

@@ -184,18 +184,42 @@ fn check_runs_the_stubborn_engine_and_replays_its_witness() {
     assert!(reduced * 10 < full, "{reduced} states against {full}");
 }
 
-/// Programs are refused with a message, not explored wrongly.
+/// Through `check` on a program with a race: the lost update makes the assertion fail,
+/// and the fault's witness is replayed; the OneSafe view of a net is refused.
 #[test]
-fn programs_are_refused() {
-    let model = qpor::load(Path::new("models/proc/philosophers.proc"), &Default::default())
-        .unwrap()
-        .model;
+fn check_finds_a_fault_in_a_program_and_refuses_the_one_safe_view() {
+    let text = "var count: 0..=3 = 0;\n\
+        process worker[i in 0..2] { var l: 0..=3 = count; count = l + 1; }\n\
+        process main { spawn worker[0]; spawn worker[1]; join worker[0]; join worker[1]; assert count == 2; }\n\
+        init main;\n";
+    let (prog, _) = qpor::program::parse(text, "race.proc", &[]).unwrap();
+    let model = Model::Program(prog);
     let opts = CheckOptions {
         engine: EngineChoice::Stubborn,
         ..CheckOptions::default()
     };
-    let e = check(&model, &opts, &mut Silent).unwrap_err();
-    assert!(e.to_string().contains("P/T nets"), "{e}");
+    for order in [SearchOrder::Depth, SearchOrder::Breadth] {
+        let r = check(
+            &model,
+            &CheckOptions {
+                order,
+                ..opts.clone()
+            },
+            &mut Silent,
+        )
+        .unwrap();
+        assert_eq!(r.engine, "stubborn");
+        assert_eq!(r.verdict, Verdict::Fault, "{order:?}");
+        let message = r.findings[0].message.clone().unwrap_or_default();
+        assert!(message.contains("assert"), "{message}");
+    }
+    let net = qpor::load(Path::new("models/nets/philosophers-5.pnml"), &Default::default())
+        .unwrap()
+        .model;
+    let mut watch = opts;
+    watch.system.one_safe_watch = true;
+    let e = check(&net, &watch, &mut Silent).unwrap_err();
+    assert!(e.to_string().contains("OneSafe"), "{e}");
 }
 
 /// The state limit makes a run inconclusive.

@@ -167,7 +167,7 @@ pub fn check_shared(
     opts: &CheckOptions,
     observer: &mut dyn Observer,
 ) -> Result<Report, EngineError> {
-    let planned = plan(opts, model.as_net().is_some());
+    let planned = plan(opts);
     let mut report = portfolio::run(model, opts, &planned, observer)?;
     if report.findings.is_empty() {
         return Ok(report);

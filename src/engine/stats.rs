@@ -120,6 +120,11 @@ pub struct StubbornCounters {
     pub enabled: u64,
     /// Expanded states without successors.
     pub dead_states: u64,
+    /// Dead states where every process had ended (programs).
+    pub terminations: u64,
+    /// States expanded fully because a reduced successor had been stored before them
+    /// (the cycle proviso that keeps faults, programs only).
+    pub cycle_expansions: u64,
 }
 
 /// Counters of the random walk.

@@ -14,14 +14,13 @@
 pub(crate) mod store;
 
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, ExplicitCounters, Finding, FindingKind, Observer, Progress,
-    Report, Settings, Stats, StepNames, StopReason,
+    Budget, Counters, Engine, EngineError, ExplicitCounters, Observer, Progress, Report, Settings, Stats,
+    StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
-use crate::system::{classify_dead, Local, ModelError, Step, System};
-use hashbrown::HashSet;
+use crate::system::{fault_after, Local, ModelError, Step, System};
 use std::time::Instant;
-use store::SearchTree;
+use store::{FoundStates, SearchTree};
 
 /// How often (in expanded states) the clock is read for limits and progress.
 const CLOCK_EVERY: u64 = 256;
@@ -80,19 +79,11 @@ pub fn search<S: System + ?Sized>(
         opts,
         start: Instant::now(),
         tree: SearchTree::new(&sys.initial_state()),
-        found: Vec::new(),
-        faulty: HashSet::new(),
+        found: FoundStates::default(),
         counters: ExplicitCounters::default(),
     };
     let stopped = search.run(budget, observer)?;
     search.report(stopped)
-}
-
-/// A dead or faulty state found, by id, before it becomes a [`Finding`].
-struct Found {
-    kind: FindingKind,
-    id: u32,
-    message: Option<String>,
 }
 
 struct Search<'s, S: System + ?Sized> {
@@ -100,9 +91,7 @@ struct Search<'s, S: System + ?Sized> {
     opts: &'s ExplicitOptions,
     start: Instant,
     tree: SearchTree,
-    found: Vec<Found>,
-    /// States where a fault was found: the program stopped there, they are not expanded.
-    faulty: HashSet<u32>,
+    found: FoundStates,
     counters: ExplicitCounters,
 }
 
@@ -115,8 +104,8 @@ impl<S: System + ?Sized> Search<'_, S> {
     ) -> Result<Option<StopReason>, ModelError> {
         // The tree holds the initial state as id 0.
         let init = self.sys.initial_state();
-        if let Some(msg) = fault_in(self.sys, &init, None) {
-            self.record_fault(0, msg);
+        if let Some(msg) = fault_after(self.sys, &init, None) {
+            self.found.fault(0, msg);
         }
         let mut cur = Vec::new();
         let mut next = Vec::new();
@@ -125,7 +114,7 @@ impl<S: System + ?Sized> Search<'_, S> {
         let mut edges_at_clock = 0u64;
         let mut i = 0u32;
         while (i as usize) < self.tree.states.len() {
-            if !self.opts.all && self.found.iter().any(|f| f.kind != FindingKind::Termination) {
+            if !self.opts.all && self.found.any_error() {
                 break;
             }
             let edges_due = self.counters.edges >= edges_at_clock + CLOCK_EVERY_EDGES;
@@ -142,7 +131,7 @@ impl<S: System + ?Sized> Search<'_, S> {
             }
             let id = i;
             i += 1;
-            if self.faulty.contains(&id) {
+            if self.found.is_faulty(id) {
                 continue;
             }
             self.tree.states.get(id, &mut cur);
@@ -150,7 +139,7 @@ impl<S: System + ?Sized> Search<'_, S> {
             steps.clear();
             self.sys.enabled_steps(&cur, &mut steps);
             if steps.is_empty() {
-                self.record_dead(id, &cur);
+                self.found.dead(self.sys, id, &cur, self.opts.all);
                 continue;
             }
             if let Some(stop) = self.expand(id, &cur, &steps, &mut next)? {
@@ -181,8 +170,8 @@ impl<S: System + ?Sized> Search<'_, S> {
             if !new {
                 continue;
             }
-            if let Some(msg) = fault_in(self.sys, next, Some(step)) {
-                self.record_fault(nid, msg);
+            if let Some(msg) = fault_after(self.sys, next, Some(step)) {
+                self.found.fault(nid, msg);
                 if !self.opts.all {
                     return Ok(Some(None));
                 }
@@ -194,32 +183,6 @@ impl<S: System + ?Sized> Search<'_, S> {
             }
         }
         Ok(None)
-    }
-
-    fn record_fault(&mut self, id: u32, message: String) {
-        self.found.push(Found {
-            kind: FindingKind::Fault,
-            id,
-            message: Some(message),
-        });
-        self.faulty.insert(id);
-    }
-
-    /// Records the dead state `id`: a deadlock, or a termination (kept only with `all`).
-    fn record_dead(&mut self, id: u32, state: &[Local]) {
-        self.counters.dead_states += 1;
-        let kind = FindingKind::from(classify_dead(self.sys, state));
-        if kind == FindingKind::Termination {
-            self.counters.terminations += 1;
-            if !self.opts.all {
-                return;
-            }
-        }
-        self.found.push(Found {
-            kind,
-            id,
-            message: None,
-        });
     }
 
     fn report_progress(&self, observer: &mut dyn Observer, seconds: f64, next_to_expand: u32) {
@@ -237,26 +200,15 @@ impl<S: System + ?Sized> Search<'_, S> {
     /// The report: findings in BFS order within each kind, with their shortest witnesses.
     fn report(mut self, stopped: Option<StopReason>) -> Result<Report, ModelError> {
         let mut found = std::mem::take(&mut self.found);
-        found.sort_by_key(|f| f.id);
-        let mut names = StepNames::default();
-        let mut cur = Vec::new();
-        let findings = found
-            .into_iter()
-            .map(|f| {
-                self.tree.states.get(f.id, &mut cur);
-                Finding::new(
-                    f.kind,
-                    self.sys.describe_state(&cur),
-                    f.message,
-                    names.witness(self.sys, self.tree.path(f.id)),
-                )
-            })
-            .collect();
+        found.sort_by_id();
         let seconds = self.start.elapsed().as_secs_f64();
         let counters = Counters::Explicit(ExplicitCounters {
             store: self.tree.counters(seconds),
+            dead_states: found.dead_states,
+            terminations: found.terminations,
             ..self.counters
         });
+        let findings = self.tree.findings(self.sys, found);
         let stats = Stats::new(counters, seconds);
         Ok(Report::new(
             "explicit",
@@ -265,18 +217,6 @@ impl<S: System + ?Sized> Search<'_, S> {
             stats,
             Settings::default(),
         ))
-    }
-}
-
-/// The fault in `state`, looking only at the components `step` touched (faults arise only
-/// where something changed), or at all of them for the initial state.
-fn fault_in<S: System + ?Sized>(sys: &S, state: &[Local], step: Option<&Step>) -> Option<String> {
-    match step {
-        Some(step) => step.touched.iter().find_map(|c| {
-            sys.fault(*c, state[c.index()])
-                .map(|m| format!("{}: {m}", sys.component_name(*c)))
-        }),
-        None => crate::system::find_fault(sys, state).map(|(c, m)| format!("{}: {m}", sys.component_name(c))),
     }
 }
 

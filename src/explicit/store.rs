@@ -10,9 +10,9 @@
 //! - `data.len() == len() * words`; state `i` occupies `data[i*words .. (i+1)*words]`.
 //! - The table holds every id `0..len()` exactly once, hashed by the state's packed words.
 
-use crate::engine::StoreCounters;
-use crate::system::{ActionId, Local};
-use hashbrown::HashTable;
+use crate::engine::{Finding, FindingKind, StepNames, StoreCounters};
+use crate::system::{classify_dead, ActionId, Local, System};
+use hashbrown::{HashSet, HashTable};
 use std::hash::{BuildHasher, Hasher};
 
 /// Fixed-seed hasher, so that runs are reproducible.
@@ -150,6 +150,94 @@ impl SearchTree {
         }
         chain.reverse();
         chain
+    }
+}
+
+/// A dead or faulty state found by a search, by id, before it becomes a [`Finding`].
+struct Found {
+    kind: FindingKind,
+    id: u32,
+    message: Option<String>,
+}
+
+/// The dead and faulty states a search found, by id, in the order found, and how many
+/// dead states it expanded.
+#[derive(Default)]
+pub(crate) struct FoundStates {
+    list: Vec<Found>,
+    /// States where a fault was found: the program stopped there, they are not expanded.
+    faulty: HashSet<u32>,
+    /// Dead states expanded, and those of them where every process had ended.
+    pub(crate) dead_states: u64,
+    pub(crate) terminations: u64,
+}
+
+impl FoundStates {
+    /// Records that state `id` holds a fault.
+    pub(crate) fn fault(&mut self, id: u32, message: String) {
+        self.list.push(Found {
+            kind: FindingKind::Fault,
+            id,
+            message: Some(message),
+        });
+        self.faulty.insert(id);
+    }
+
+    /// Whether state `id` holds a fault.
+    pub(crate) fn is_faulty(&self, id: u32) -> bool {
+        self.faulty.contains(&id)
+    }
+
+    /// Records the dead state `id` of `sys`: a deadlock, or a termination (kept only with
+    /// `all`). Returns whether it is a deadlock.
+    pub(crate) fn dead<S: System + ?Sized>(&mut self, sys: &S, id: u32, state: &[Local], all: bool) -> bool {
+        self.dead_states += 1;
+        let kind = FindingKind::from(classify_dead(sys, state));
+        if kind == FindingKind::Termination {
+            self.terminations += 1;
+            if !all {
+                return false;
+            }
+        }
+        self.list.push(Found {
+            kind,
+            id,
+            message: None,
+        });
+        kind != FindingKind::Termination
+    }
+
+    /// Whether a deadlock or fault was found.
+    pub(crate) fn any_error(&self) -> bool {
+        self.list.iter().any(|f| f.kind != FindingKind::Termination)
+    }
+
+    /// Orders the findings by state id (breadth first: by distance from the initial
+    /// state).
+    pub(crate) fn sort_by_id(&mut self) {
+        self.list.sort_by_key(|f| f.id);
+    }
+}
+
+impl SearchTree {
+    /// The findings of `found`, in their order, each with the state in words and its
+    /// witness (the path by which the search first reached it).
+    pub(crate) fn findings<S: System + ?Sized>(&self, sys: &S, found: FoundStates) -> Vec<Finding> {
+        let mut names = StepNames::default();
+        let mut cur = Vec::new();
+        found
+            .list
+            .into_iter()
+            .map(|f| {
+                self.states.get(f.id, &mut cur);
+                Finding::new(
+                    f.kind,
+                    sys.describe_state(&cur),
+                    f.message,
+                    names.witness(sys, self.path(f.id)),
+                )
+            })
+            .collect()
     }
 }
 

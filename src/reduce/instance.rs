@@ -125,7 +125,7 @@ pub enum Instance {
     /// An explicit PES; the question is in its sets `C` and `D`.
     Pes(Pes),
     /// A program with its question.
-    Program(ProgramInstance),
+    Program(Box<ProgramInstance>),
     /// A net with its question.
     Net(NetInstance),
 }
@@ -168,7 +168,7 @@ pub fn read(text: &str, file: &str, opts: &PesOptions) -> Result<(Instance, Vec<
         Some(InstanceKind::Pes) => Ok((Instance::Pes(pes::parse(text, file, opts)?), Vec::new())),
         Some(InstanceKind::Program) => {
             let (p, w) = read_program(text, file)?;
-            Ok((Instance::Program(p), w))
+            Ok((Instance::Program(Box::new(p)), w))
         }
         Some(InstanceKind::Net) => {
             let (n, w) = read_net(text, file)?;

@@ -1,41 +1,76 @@
 //! The stubborn-set engine: an explicit search that fires, at each state, only the enabled
-//! transitions of a deadlock-preserving stubborn set (the reduction LoLA and TAPAAL run by
-//! default; the rules and why they keep every dead state are in [`net`]).
+//! steps of a deadlock-preserving stubborn set (the reduction LoLA and TAPAAL run by
+//! default). The rules that pick the set are per kind of system: [`net`] for P/T nets,
+//! [`program`] (over `system::program::dependence`) for programs.
 //!
 //! It stores states like the explicit engine (the same packed store) but far fewer of them
-//! on nets with much concurrency, and every reachable dead marking is still reached, so a
-//! complete reduced search proves absence and `--all` lists exactly the dead markings of
-//! the full search.
+//! on models with much concurrency, and every reachable dead state is still reached, so a
+//! complete reduced search proves absence and `--all` lists exactly the dead states
+//! (deadlocks and terminations) of the full search.
+//!
+//! # Why dead states are kept
+//! A set S of actions is *stubborn* at a state s when (D1) every enabled t ∈ S commutes
+//! with every sequence of actions outside S (if s —u1…un t→ s′ then s —t u1…un→ s′), and
+//! (D2) every enabled t ∈ S stays enabled, and every disabled one disabled, after any such
+//! sequence; S holds an enabled action when s is not dead. Take a path from s to a dead
+//! state. If it holds a member of S, the first one is enabled at s (a disabled member
+//! stays disabled) and D1 moves it to the front: the reduced search takes a first step on
+//! a path one shorter, to the same dead state. If it holds none, an enabled member stays
+//! enabled to its end (D2), which is not dead — impossible. By induction every dead state
+//! is reached, by a permutation of any path to it (Valmari, "Stubborn sets for reduced
+//! state space generation", 1991); no cycle proviso is needed for deadlocks.
+//!
+//! # Faults (programs)
+//! A program stops where a process faults: the explicit oracle does not expand a faulty
+//! state, so faulty states are dead in the graph both searches explore, and the argument above keeps
+//! the faulty states that a path reaches through a member of S. A path of actions outside
+//! S can also end in a fault (of an instance outside the set), which deadlock-preserving
+//! sets do not prevent. Then t (the enabled member) followed by that path reaches a
+//! faulty state too, with the rest of the path as long as before, and t may be chosen
+//! again and again around a cycle — the *ignoring* problem. The cycle proviso removes it:
+//! every cycle of the reduced graph has a fully expanded state, where the first action of
+//! the path is a member and the rest shrinks. Depth first, a state with a reduced step
+//! back onto the current path is expanded fully (the stack proviso of Peled's C3);
+//! breadth first, a state with a reduced successor stored no later than itself (every
+//! cycle, self-loops included, has an edge to an id no greater than its source's). So a fault is found iff one is reachable; with `--all` the faults
+//! listed are some of the oracle's, not all. Terminating programs have no cycle and pay
+//! nothing for it.
 //!
 //! # Orders
-//! - **Depth first** (the default): the most recently discovered state is expanded next,
-//!   which reaches deep deadlocks early.
-//! - **Breadth first**: states are expanded in discovery order, so the first deadlock found
-//!   has a shortest witness. The reduction keeps shortest paths to dead states: the proof
-//!   in [`net`] turns any path to a dead state into a reduced path that is a permutation of
-//!   it, so no dead state is farther from the initial state in the reduced graph.
+//! - **Depth first** (the default): the search follows one path as deep as it goes and
+//!   backs up; it finds deep deadlocks early. The path holds the actions still to fire at
+//!   each of its states.
+//! - **Breadth first**: states are expanded in discovery order, so the first dead state
+//!   found has a shortest witness: the argument above turns any path to a dead state into
+//!   a reduced path of the same length. (A fault's witness may be longer.)
 //!
 //! # Scope
 //! P/T nets, cut into places or NUPN units (the stubborn set is computed from the marking
-//! either way). Programs and the OneSafe view are refused: their faults are reachability
-//! questions that deadlock-preserving sets do not keep.
+//! either way), and programs. The OneSafe view is refused: its question (a place with two
+//! tokens) is a reachability question about markings that are not dead, and the net rules
+//! do not apply the proviso.
 //!
 //! # Invariants
-//! - Every stored state is expanded at most once; a dead state is recorded when expanded.
+//! - Every stored state is expanded at most once; a dead state is recorded when expanded;
+//!   a faulty state is recorded when stored and never expanded.
 //! - Every stored state has a witness: the search tree records how each was first
 //!   reached (`explicit::store::SearchTree`).
 
 pub(crate) mod net;
+pub(crate) mod program;
 
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report, Settings, Stats,
-    StepNames, StopReason, StubbornCounters,
+    Budget, Counters, Engine, EngineError, Observer, Progress, Report, Settings, Stats, StopReason,
+    StubbornCounters,
 };
-use crate::explicit::store::SearchTree;
+use crate::explicit::store::{FoundStates, SearchTree};
 use crate::system::model::{Model, SystemOptions};
 use crate::system::net::NetSystem;
-use crate::system::{ModelError, Step, System};
+use crate::system::program::ProgramSystem;
+use crate::system::{fault_after, ActionId, Local, ModelError, Step, System};
+use fixedbitset::FixedBitSet;
 use net::NetStubborn;
+use program::ProgramStubborn;
 use std::time::Instant;
 
 /// How often (in expanded states) the clock is read for limits and progress.
@@ -96,12 +131,9 @@ impl Engine for Stubborn {
                 )
                 .into())
             }
-            Model::Program(_) => {
-                return Err(ModelError::new(
-                    "the stubborn engine handles P/T nets only; use --engine explicit or qpor for programs"
-                        .to_string(),
-                )
-                .into())
+            Model::Program(prog) => {
+                let sys = prog.system()?;
+                return Ok(search_program(&sys, &self.options, budget, observer)?);
             }
         };
         let sys = NetSystem::new(net, self.options.system.decomposition_of(net))?;
@@ -116,112 +148,366 @@ pub fn search_net(
     budget: &Budget,
     observer: &mut dyn Observer,
 ) -> Result<Report, ModelError> {
+    let reduction = NetReduction {
+        sys,
+        rules: NetStubborn::new(sys.net()),
+        marking: Vec::new(),
+        enabled: Vec::new(),
+        set: Vec::new(),
+    };
+    search(sys, reduction, false, opts, budget, observer)
+}
+
+/// Runs the stubborn-set search on the program system `sys` and reports its deadlocks,
+/// faults and (with `opts.all`) terminations.
+pub fn search_program(
+    sys: &ProgramSystem<'_>,
+    opts: &StubbornOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Result<Report, ModelError> {
+    let reduction = ProgramReduction {
+        sys,
+        rules: ProgramStubborn::new(sys.program().num_instances()),
+    };
+    search(sys, reduction, true, opts, budget, observer)
+}
+
+/// How the stubborn set is chosen at a state: the rules of one kind of system.
+trait Reduction {
+    /// Marks in `chosen` (cleared first, then parallel to `steps`, the steps enabled at
+    /// `state`, not empty) the steps of a deadlock-preserving stubborn set, at least one.
+    fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>);
+}
+
+/// The net rules ([`net`]), on the marking of a state.
+struct NetReduction<'s, 'n> {
+    sys: &'s NetSystem<'n>,
+    rules: NetStubborn,
+    marking: Vec<u32>,
+    enabled: Vec<u32>,
+    set: Vec<u32>,
+}
+
+impl Reduction for NetReduction<'_, '_> {
+    fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>) {
+        self.enabled.clear();
+        self.enabled.extend(steps.iter().map(|s| s.action.0));
+        self.sys.marking_into(state, &mut self.marking);
+        self.rules.stubborn(&self.marking, &self.enabled, &mut self.set);
+        chosen.clear();
+        chosen.extend(steps.iter().map(|s| self.set.binary_search(&s.action.0).is_ok()));
+    }
+}
+
+/// The program rules ([`program`]).
+struct ProgramReduction<'s, 'p> {
+    sys: &'s ProgramSystem<'p>,
+    rules: ProgramStubborn,
+}
+
+impl Reduction for ProgramReduction<'_, '_> {
+    fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>) {
+        self.rules.stubborn(self.sys, state, steps, chosen);
+    }
+}
+
+/// The search, for any system and its rules. With `cycle_proviso`, a state one of whose
+/// reduced successors closes a cycle is expanded fully (see the module doc).
+fn search<S: System + ?Sized, R: Reduction>(
+    sys: &S,
+    reduction: R,
+    cycle_proviso: bool,
+    opts: &StubbornOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Result<Report, ModelError> {
     let mut search = Search {
         sys,
+        reduction,
+        cycle_proviso,
         opts,
         start: Instant::now(),
         tree: SearchTree::new(&sys.initial_state()),
-        dead: Vec::new(),
+        found: FoundStates::default(),
         counters: StubbornCounters::default(),
-        stubborn: NetStubborn::new(sys.net()),
+        chosen: Vec::new(),
+        enabled: Vec::new(),
+        steps: Vec::new(),
+        scratch: Vec::new(),
+        last_progress: 0.0,
+        edges_at_clock: 0,
     };
     let stopped = search.run(budget, observer)?;
     search.report(stopped)
 }
 
-struct Search<'s, 'n> {
-    sys: &'s NetSystem<'n>,
+struct Search<'s, S: System + ?Sized, R> {
+    sys: &'s S,
+    reduction: R,
+    cycle_proviso: bool,
     opts: &'s StubbornOptions,
     start: Instant,
     tree: SearchTree,
-    /// Dead states found, by id, in the order found.
-    dead: Vec<u32>,
+    /// Dead and faulty states found, in the order found.
+    found: FoundStates,
     counters: StubbornCounters,
-    stubborn: NetStubborn,
+    /// The steps enabled at the state being expanded, and which of them the reduction
+    /// keeps.
+    enabled: Vec<Step>,
+    chosen: Vec<bool>,
+    /// Per action id, its step (the touch set of an action never changes).
+    steps: Vec<Option<Step>>,
+    /// A state read back from the store.
+    scratch: Vec<Local>,
+    /// When progress was last reported, and the edge count at the last clock reading.
+    last_progress: f64,
+    edges_at_clock: u64,
 }
 
-impl Search<'_, '_> {
-    /// The search loop; returns why it stopped early, if it did.
+impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
+    /// The search; returns why it stopped early, if it did.
     fn run(
         &mut self,
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> Result<Option<StopReason>, ModelError> {
-        // The tree holds the initial state as id 0. Depth first keeps a stack of discovered, unexpanded ids; breadth first walks the
-        // ids in discovery order.
-        let mut stack: Vec<u32> = vec![0];
-        let mut next_in_order = 0u32;
+        let init = self.sys.initial_state();
+        if let Some(msg) = fault_after(self.sys, &init, None) {
+            self.found.fault(0, msg);
+            return Ok(None);
+        }
+        // The tree holds the initial state as id 0.
+        match self.opts.order {
+            SearchOrder::Depth => self.depth_first(budget, observer),
+            SearchOrder::Breadth => self.breadth_first(budget, observer),
+        }
+    }
+
+    /// Depth first: a stack of frames, each a state on the current path with the actions
+    /// still to fire there (in one list of action ids, so a deep path costs four bytes
+    /// per action and no allocation per state). A step leading back onto the path closes a cycle; with the cycle proviso,
+    /// the frame then takes the steps the reduction left out too.
+    fn depth_first(
+        &mut self,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> Result<Option<StopReason>, ModelError> {
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut arena: Vec<ActionId> = Vec::new();
+        let mut on_path = FixedBitSet::with_capacity(1024);
         let mut cur = Vec::new();
         let mut next = Vec::new();
-        let mut marking = Vec::new();
-        let mut steps: Vec<Step> = Vec::new();
-        let mut enabled: Vec<u32> = Vec::new();
-        let mut chosen: Vec<u32> = Vec::new();
-        let mut last_progress = 0.0f64;
-        let mut edges_at_clock = 0u64;
-        loop {
-            let id = match self.opts.order {
-                SearchOrder::Depth => match stack.pop() {
-                    Some(id) => id,
-                    None => break,
-                },
-                SearchOrder::Breadth => {
-                    if next_in_order as usize >= self.tree.states.len() {
-                        break;
-                    }
-                    next_in_order += 1;
-                    next_in_order - 1
-                }
-            };
-            let edges_due = self.counters.edges >= edges_at_clock + CLOCK_EVERY_EDGES;
-            if edges_due || (self.counters.expanded % CLOCK_EVERY == 0 && self.counters.expanded > 0) {
-                edges_at_clock = self.counters.edges;
-                if let Some(why) = budget.exhausted() {
-                    return Ok(Some(why));
-                }
-                let secs = self.start.elapsed().as_secs_f64();
-                if secs - last_progress >= PROGRESS_EVERY {
-                    last_progress = secs;
-                    self.report_progress(observer, secs);
-                }
+        match self.expand(0, &mut cur, &mut arena, budget, observer)? {
+            Expansion::Steps(f) => {
+                on_path.insert(0);
+                frames.push(f);
             }
+            Expansion::Dead => return Ok(None),
+            Expansion::End(end) => return Ok(end.reason()),
+        }
+        while let Some(top) = frames.last_mut() {
+            if top.next == top.end {
+                on_path.set(top.id as usize, false);
+                arena.truncate(top.start as usize);
+                frames.pop();
+                continue;
+            }
+            let (id, action) = (top.id, arena[top.next as usize]);
+            top.next += 1;
             self.tree.states.get(id, &mut cur);
-            self.counters.expanded += 1;
-            steps.clear();
-            self.sys.enabled_steps(&cur, &mut steps);
-            if steps.is_empty() {
-                self.counters.dead_states += 1;
-                self.dead.push(id);
-                if !self.opts.all {
-                    break;
+            let (nid, new) = self.fire(id, &cur, action, &mut next)?;
+            if !new {
+                if self.cycle_proviso && on_path.contains(nid as usize) && top.end < top.rest_end {
+                    self.counters.cycle_expansions += 1;
+                    top.end = top.rest_end;
                 }
                 continue;
             }
-            enabled.clear();
-            enabled.extend(steps.iter().map(|s| s.action.0));
-            self.sys.marking_into(&cur, &mut marking);
-            self.stubborn.stubborn(&marking, &enabled, &mut chosen);
-            self.counters.enabled += enabled.len() as u64;
-            for step in steps.iter().filter(|s| chosen.binary_search(&s.action.0).is_ok()) {
-                if !self.sys.successor(&cur, step, &mut next)? {
-                    return Err(ModelError::new(format!(
-                        "[qpor internal bug] step {} listed as enabled does not fire",
-                        self.sys.action_name(step.action)
-                    )));
+            if let Some(end) = self.after_new(nid, action)? {
+                return Ok(end.reason());
+            }
+            if self.found.is_faulty(nid) {
+                continue;
+            }
+            match self.expand(nid, &mut cur, &mut arena, budget, observer)? {
+                Expansion::Steps(f) => {
+                    on_path.grow(nid as usize + 1);
+                    on_path.insert(nid as usize);
+                    frames.push(f);
                 }
-                self.counters.edges += 1;
-                let (nid, new) = self.tree.add(&next, id, step.action);
-                if !new {
-                    continue;
-                }
-                if self.opts.order == SearchOrder::Depth {
-                    stack.push(nid);
-                }
-                if let Some(max) = self.opts.max_states {
-                    if self.tree.states.len() as u64 > max {
-                        return Ok(Some(StopReason::StateLimit(max)));
+                Expansion::Dead => {}
+                Expansion::End(end) => return Ok(end.reason()),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Breadth first: states are expanded in discovery order. With the cycle proviso, a
+    /// state with a reduced successor stored no later than itself (itself included) is
+    /// expanded fully: every cycle has an edge to an id no greater than its source's, so
+    /// every cycle has a fully expanded state.
+    fn breadth_first(
+        &mut self,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> Result<Option<StopReason>, ModelError> {
+        let mut cur = Vec::new();
+        let mut next = Vec::new();
+        let mut steps = Vec::new();
+        for id in 0.. {
+            if id as usize >= self.tree.states.len() {
+                break;
+            }
+            if self.found.is_faulty(id) {
+                continue;
+            }
+            steps.clear();
+            let mut frame = match self.expand(id, &mut cur, &mut steps, budget, observer)? {
+                Expansion::Steps(f) => f,
+                Expansion::Dead => continue,
+                Expansion::End(end) => return Ok(end.reason()),
+            };
+            let mut back = false;
+            while frame.next < frame.end {
+                let action = steps[frame.next as usize];
+                frame.next += 1;
+                let (nid, new) = self.fire(id, &cur, action, &mut next)?;
+                back |= !new && nid <= id;
+                if new {
+                    if let Some(end) = self.after_new(nid, action)? {
+                        return Ok(end.reason());
                     }
                 }
+                if frame.next == frame.end && back && self.cycle_proviso && frame.end < frame.rest_end {
+                    self.counters.cycle_expansions += 1;
+                    frame.end = frame.rest_end;
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Expands state `id` (read into `cur`): reads the clock now and then, finds the
+    /// enabled steps, records a dead state, else appends their actions to `actions`, the
+    /// reduced ones first (and the others only with the cycle proviso), and gives their
+    /// frame.
+    fn expand(
+        &mut self,
+        id: u32,
+        cur: &mut Vec<Local>,
+        actions: &mut Vec<ActionId>,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> Result<Expansion, ModelError> {
+        let edges_due = self.counters.edges >= self.edges_at_clock + CLOCK_EVERY_EDGES;
+        if edges_due || (self.counters.expanded % CLOCK_EVERY == 0 && self.counters.expanded > 0) {
+            self.edges_at_clock = self.counters.edges;
+            if let Some(why) = budget.exhausted() {
+                return Ok(Expansion::End(End::Limit(why)));
+            }
+            let secs = self.start.elapsed().as_secs_f64();
+            if secs - self.last_progress >= PROGRESS_EVERY {
+                self.last_progress = secs;
+                self.report_progress(observer, secs);
+            }
+        }
+        self.tree.states.get(id, cur);
+        self.counters.expanded += 1;
+        let mut steps = std::mem::take(&mut self.enabled);
+        steps.clear();
+        self.sys.enabled_steps(cur, &mut steps);
+        let start = actions.len();
+        let expansion = if steps.is_empty() {
+            let ends = self.found.dead(self.sys, id, cur, self.opts.all) && !self.opts.all;
+            if ends {
+                Expansion::End(End::Found)
+            } else {
+                Expansion::Dead
+            }
+        } else {
+            self.counters.enabled += steps.len() as u64;
+            self.reduction.choose(cur, &steps, &mut self.chosen);
+            for step in &steps {
+                let slot = step.action.index();
+                if self.steps.len() <= slot {
+                    self.steps.resize(slot + 1, None);
+                }
+                if self.steps[slot].is_none() {
+                    self.steps[slot] = Some(step.clone());
+                }
+            }
+            let chosen = &self.chosen;
+            actions.extend(
+                steps
+                    .iter()
+                    .zip(chosen)
+                    .filter(|(_, &c)| c)
+                    .map(|(s, _)| s.action),
+            );
+            let end = actions.len();
+            if self.cycle_proviso {
+                actions.extend(
+                    steps
+                        .iter()
+                        .zip(chosen)
+                        .filter(|(_, &c)| !c)
+                        .map(|(s, _)| s.action),
+                );
+            }
+            Expansion::Steps(Frame {
+                id,
+                start: start as u32,
+                next: start as u32,
+                end: end as u32,
+                rest_end: actions.len() as u32,
+            })
+        };
+        self.enabled = steps;
+        Ok(expansion)
+    }
+
+    /// The step of `action`, as the system listed it when it was first enabled.
+    fn step(&self, action: ActionId) -> Result<&Step, ModelError> {
+        self.steps
+            .get(action.index())
+            .and_then(Option::as_ref)
+            .ok_or_else(|| ModelError::new("[qpor internal bug] an action fired before it was enabled"))
+    }
+
+    /// Fires `action` at state `id` (`cur`) and stores the successor: its id and whether
+    /// it is new.
+    fn fire(
+        &mut self,
+        id: u32,
+        cur: &[Local],
+        action: ActionId,
+        next: &mut Vec<Local>,
+    ) -> Result<(u32, bool), ModelError> {
+        let step = self.step(action)?;
+        if !self.sys.successor(cur, step, next)? {
+            return Err(ModelError::new(format!(
+                "[qpor internal bug] step {} listed as enabled does not fire",
+                self.sys.action_name(step.action)
+            )));
+        }
+        self.counters.edges += 1;
+        Ok(self.tree.add(next, id, action))
+    }
+
+    /// Looks at a new state `nid` reached by `action`: records a fault, checks the state
+    /// limit. Returns `Some` when the search must end.
+    fn after_new(&mut self, nid: u32, action: ActionId) -> Result<Option<End>, ModelError> {
+        self.tree.states.get(nid, &mut self.scratch);
+        if let Some(msg) = fault_after(self.sys, &self.scratch, Some(self.step(action)?)) {
+            self.found.fault(nid, msg);
+            if !self.opts.all {
+                return Ok(Some(End::Found));
+            }
+        }
+        if let Some(max) = self.opts.max_states {
+            if self.tree.states.len() as u64 > max {
+                return Ok(Some(End::Limit(StopReason::StateLimit(max))));
             }
         }
         Ok(None)
@@ -239,28 +525,17 @@ impl Search<'_, '_> {
         });
     }
 
-    /// The report: the dead states in the order found, with their witnesses.
+    /// The report: the dead and faulty states in the order found, with their witnesses.
     fn report(mut self, stopped: Option<StopReason>) -> Result<Report, ModelError> {
-        let mut names = StepNames::default();
-        let mut cur = Vec::new();
-        let dead = std::mem::take(&mut self.dead);
-        let findings = dead
-            .into_iter()
-            .map(|id| {
-                self.tree.states.get(id, &mut cur);
-                Finding::new(
-                    FindingKind::Deadlock,
-                    self.sys.describe_state(&cur),
-                    None,
-                    names.witness(self.sys, self.tree.path(id)),
-                )
-            })
-            .collect();
+        let found = std::mem::take(&mut self.found);
         let seconds = self.start.elapsed().as_secs_f64();
         let counters = Counters::Stubborn(StubbornCounters {
             store: self.tree.counters(seconds),
+            dead_states: found.dead_states,
+            terminations: found.terminations,
             ..self.counters
         });
+        let findings = self.tree.findings(self.sys, found);
         let stats = Stats::new(counters, seconds);
         Ok(Report::new(
             "stubborn",
@@ -269,5 +544,44 @@ impl Search<'_, '_> {
             stats,
             Settings::default(),
         ))
+    }
+}
+
+/// A state being expanded, and where its steps are in the list of steps: from `start`,
+/// those to fire up to `end` (fired up to `next`), then up to `rest_end` those the
+/// reduction left out.
+struct Frame {
+    id: u32,
+    start: u32,
+    next: u32,
+    end: u32,
+    rest_end: u32,
+}
+
+/// What expanding a state gave.
+enum Expansion {
+    /// Steps to fire.
+    Steps(Frame),
+    /// A dead state, and the search goes on.
+    Dead,
+    /// The search ends.
+    End(End),
+}
+
+/// Why a search ends before it has seen all it would.
+enum End {
+    /// A finding, and the search was not collecting all.
+    Found,
+    /// A limit.
+    Limit(StopReason),
+}
+
+impl End {
+    /// The stop reason of the report.
+    fn reason(self) -> Option<StopReason> {
+        match self {
+            End::Found => None,
+            End::Limit(why) => Some(why),
+        }
     }
 }

@@ -235,6 +235,23 @@ pub fn classify_dead<S: System + ?Sized>(sys: &S, state: &[Local]) -> DeadKind {
     }
 }
 
+/// The fault a step left in `state`, as `component: message`, looking only at the
+/// components `step` touched (faults arise only where something changed), or at every
+/// component when there is no step (the initial state).
+pub(crate) fn fault_after<S: System + ?Sized>(
+    sys: &S,
+    state: &[Local],
+    step: Option<&Step>,
+) -> Option<String> {
+    match step {
+        Some(step) => step.touched.iter().find_map(|c| {
+            sys.fault(*c, state[c.index()])
+                .map(|m| format!("{}: {m}", sys.component_name(*c)))
+        }),
+        None => find_fault(sys, state).map(|(c, m)| format!("{}: {m}", sys.component_name(c))),
+    }
+}
+
 /// The first fault found in a global state, as (component, message).
 pub fn find_fault<S: System + ?Sized>(sys: &S, state: &[Local]) -> Option<(CompId, String)> {
     state

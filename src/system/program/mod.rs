@@ -52,6 +52,7 @@
 //! # Files
 //! - `code.rs`: the compiled code the front end produces; `interp.rs`: its interpreter;
 //! - `touchers.rs`: which instances may touch which component, known before the run;
+//! - `dependence.rs`: which instances a stubborn set must take together, at a state;
 //! - `tables.rs`: the interned local states, pending statements and actions;
 //! - `system.rs`: [`ProgramSystem`] and its [`System`] implementation;
 //! - `pending.rs`: what a process waits to do next, and its actions;
@@ -59,6 +60,7 @@
 //! - `describe.rs`: names of local states; `to_net.rs`: the export as a Petri net.
 
 mod code;
+mod dependence;
 mod describe;
 mod enabled;
 mod fire;
@@ -101,6 +103,11 @@ pub struct Program {
     /// and every instance with a statement naming it, exactly when the index is known
     /// before the run (a constant or the instance index), else the whole array.
     touchers: Vec<Vec<u32>>,
+    /// Per component, the instances with an assignment or receive whose target may be it
+    /// (sorted; only shared cells have any).
+    writers: Vec<Vec<u32>>,
+    /// Per instance, the instances with a spawn that may name it (sorted).
+    spawners: Vec<Vec<u32>>,
     /// Per channel declaration, the instances with a send on it, and with a receive.
     senders: Vec<Vec<u32>>,
     receivers: Vec<Vec<u32>>,
@@ -128,6 +135,8 @@ impl Program {
             sems,
             chans,
             touchers: Vec::new(),
+            writers: Vec::new(),
+            spawners: Vec::new(),
             senders: Vec::new(),
             receivers: Vec::new(),
         };

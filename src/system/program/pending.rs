@@ -166,7 +166,8 @@ impl<'p> ProgramSystem<'p> {
         self.prog.defs.get(def as usize)?.code.get(pc as usize)
     }
 
-    /// For the net export: the pending statement of `inst` at `l`, if any.
+    /// The pending statement of `inst` at `l`, if any (for the net export and the
+    /// stubborn rules).
     pub(crate) fn pending(&self, inst: u32, l: Local) -> Option<Pending> {
         let mut t = self.tables.borrow_mut();
         let p = self.pending_id(&mut t, inst, l);

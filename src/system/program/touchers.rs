@@ -1,6 +1,7 @@
 //! Which instances may touch which component, read off the code before the run: the
-//! index behind [`crate::system::System::enabled_steps_touching`], and the senders and
-//! receivers of every channel.
+//! index behind [`crate::system::System::enabled_steps_touching`], the instances that may
+//! write each shared cell or start each instance (for the stubborn sets of
+//! `dependence.rs`), and the senders and receivers of every channel.
 
 use super::code::{Expr, LValue, OpKind};
 use super::interp::{self, Eval};
@@ -8,9 +9,12 @@ use super::Program;
 use crate::system::CompId;
 
 impl Program {
-    /// Fills [`Program::touchers`], [`Program::senders`] and [`Program::receivers`].
+    /// Fills [`Program::touchers`], [`Program::writers`], [`Program::spawners`],
+    /// [`Program::senders`] and [`Program::receivers`].
     pub(super) fn index_touchers(&mut self) {
         let mut touch: Vec<Vec<u32>> = vec![Vec::new(); self.comps.len()];
+        let mut write: Vec<Vec<u32>> = vec![Vec::new(); self.comps.len()];
+        let mut spawn: Vec<Vec<u32>> = vec![Vec::new(); self.instances.len()];
         let mut senders = vec![Vec::new(); self.chans.len()];
         let mut receivers = vec![Vec::new(); self.chans.len()];
         for (i, inst) in self.instances.iter().enumerate() {
@@ -18,9 +22,12 @@ impl Program {
             touch[i as usize].push(i);
             let Some(ev) = Eval::new(self, inst) else { continue };
             let mut comps: Vec<CompId> = Vec::new();
+            let mut written: Vec<CompId> = Vec::new();
+            let mut spawned: Vec<CompId> = Vec::new();
             for op in &ev.def.code {
                 match &op.kind {
                     OpKind::Assign { target, value } => {
+                        static_target(&ev, target, &mut written);
                         static_lvalue(&ev, target, &mut comps);
                         static_expr(&ev, value, &mut comps);
                     }
@@ -36,6 +43,7 @@ impl Program {
                     OpKind::Spawn(c) | OpKind::Join(c) => {
                         let d = &self.defs[c.decl as usize];
                         let known = c.index.as_ref().is_none_or(|e| e.is_static());
+                        let before = comps.len();
                         if d.index_lo.is_none() {
                             comps.push(d.first);
                         } else if known {
@@ -44,6 +52,9 @@ impl Program {
                             }
                         } else {
                             comps.extend((0..d.count).map(|k| CompId(d.first.0 + k)));
+                        }
+                        if matches!(op.kind, OpKind::Spawn(_)) {
+                            spawned.extend_from_slice(&comps[before..]);
                         }
                     }
                     OpKind::Send { chan, value } => {
@@ -55,22 +66,25 @@ impl Program {
                     OpKind::Recv { chan, target } => {
                         receivers[chan.decl as usize].push(i);
                         if let Some(t) = target {
+                            static_target(&ev, t, &mut written);
                             static_lvalue(&ev, t, &mut comps);
                         }
                     }
                     _ => {}
                 }
             }
-            comps.sort_unstable();
-            comps.dedup();
-            for c in comps {
-                if let Some(list) = touch.get_mut(c.index()) {
-                    list.push(i);
+            for (comps, index) in [(comps, &mut touch), (written, &mut write), (spawned, &mut spawn)] {
+                for c in comps {
+                    if let Some(list) = index.get_mut(c.index()) {
+                        list.push(i);
+                    }
                 }
             }
         }
         for list in touch
             .iter_mut()
+            .chain(write.iter_mut())
+            .chain(spawn.iter_mut())
             .chain(senders.iter_mut())
             .chain(receivers.iter_mut())
         {
@@ -78,6 +92,8 @@ impl Program {
             list.dedup();
         }
         self.touchers = touch;
+        self.writers = write;
+        self.spawners = spawn;
         self.senders = senders;
         self.receivers = receivers;
     }
@@ -102,6 +118,16 @@ fn static_cells(ev: &Eval<'_>, base: CompId, len: Option<u32>, index: Option<&Ex
 fn static_var(ev: &Eval<'_>, var: u32, index: Option<&Expr>, out: &mut Vec<CompId>) {
     let d = &ev.prog.vars[var as usize];
     static_cells(ev, d.base, d.len, index, out);
+}
+
+/// The shared cells an assignment or receive into `lv` may write (not those its index
+/// reads).
+fn static_target(ev: &Eval<'_>, lv: &LValue, out: &mut Vec<CompId>) {
+    match lv {
+        LValue::Local(_) | LValue::LocalElem { .. } => {}
+        LValue::Shared(v) => static_var(ev, *v, None, out),
+        LValue::SharedElem { var, index } => static_var(ev, *var, Some(index), out),
+    }
 }
 
 fn static_expr(ev: &Eval<'_>, e: &Expr, out: &mut Vec<CompId>) {

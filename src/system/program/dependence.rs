@@ -1,0 +1,125 @@
+//! What a stubborn-set search needs to know about a program: at a global state, which
+//! process instances must be reduced together.
+//!
+//! # The contract
+//! Let Q be a set of instances closed under [`ProgramSystem::stubborn_neighbours`] at a
+//! global state s (every instance it lists for a member of Q is in Q), and S the actions
+//! in which an instance of Q takes part (as owner or as a rendezvous partner), at any local
+//! state. Then for every sequence u1…un of actions outside S fired from s:
+//! 1. every instance of Q keeps its local state;
+//! 2. every action of S disabled at s stays disabled;
+//! 3. every action of S enabled at s stays enabled, and commutes with each ui (firing it
+//!    before or after ui reaches the same state, faults included).
+//!
+//! These are Valmari's conditions D1 and D2, so the enabled actions of S form a
+//! deadlock-preserving stubborn set (the argument is in `crate::stubborn`).
+//!
+//! # The rules, and why they keep the contract
+//! An action touches only the components of its touch set and its outcome (a fault message
+//! included) is a function of their local states. Outside actions belong to instances
+//! outside Q, and the static indexes (`touchers.rs`) list every instance whose code may
+//! name a component, write a shared cell, or spawn an instance. For an instance i of Q in
+//! local state l:
+//! - **not started**: only a spawn can change it — its spawners join Q (1).
+//! - **ended or faulted**: nothing can change it and it has no action; nothing joins.
+//! - **waiting at a statement**, by kind:
+//!   - *lock m*: m free — every instance whose code names m joins (another lock would
+//!     disable this one, another unlock's fault message would change); m held by i — the
+//!     lock faults whatever the others do, and nobody else can change m; m held by h — only
+//!     h can free m, so h joins and the lock stays disabled (2).
+//!   - *unlock m*: every instance whose code names m joins: an unlock's outcome (release,
+//!     or which fault message) depends on the holder, and changes it.
+//!   - *wait/signal s*: every instance naming s joins (two waits compete; two signals can
+//!     reach the count's limit in either order).
+//!   - *spawn q*: q not started — q joins, and with it (first rule) every spawner of q:
+//!     a second spawn would make this one fault. q started — the spawn faults whatever
+//!     happens, as nothing returns q to "not started"; nothing joins.
+//!   - *join q*: q ended — enabled, and nothing changes an ended instance; q not ended —
+//!     q joins, so it cannot end outside S and the join stays disabled.
+//!   - *assignment*: every instance naming a shared cell it touches joins (the cell may be
+//!     written; readers and writers alike would not commute with it).
+//!   - *branch, assert*: the writers of the cells it reads join (readers commute).
+//!   - *choose*: touches only i; nothing joins.
+//!   - *send/receive on a channel*: every instance with a receive/send on that channel
+//!     joins (a partner that reaches its statement outside S would enable a disabled
+//!     rendezvous of i, and an enabled one changes its partner), and for the cells: the
+//!     writers of those a send's value reads, every instance naming those a receive writes.
+//!
+//! Rule (1) and the rules above make every component an enabled action of S writes
+//! untouchable from outside, and every component it reads unwritable, which gives (3); the
+//! disabled actions of S are those of i's current statement whose condition is held by a
+//! component that only Q can change (2), and those of other statements of i, which need i
+//! to move.
+
+use super::code::OpKind;
+use super::system::ProgramSystem;
+use super::tables::{PendKind, DONE, FREE, IDLE};
+use crate::system::{CompId, Local};
+
+impl ProgramSystem<'_> {
+    /// Appends to `out` the instances that must be in a stubborn set with instance `inst`
+    /// at the global state `state` (see the module documentation for the contract). `out`
+    /// is not cleared and may repeat instances.
+    pub fn stubborn_neighbours(&self, state: &[Local], inst: u32, out: &mut Vec<u32>) {
+        let prog = self.prog;
+        let Some(&l) = state.get(inst as usize) else {
+            return;
+        };
+        let Some(pend) = self.pending(inst, l) else {
+            if l == IDLE {
+                out.extend_from_slice(&prog.spawners[inst as usize]);
+            }
+            return;
+        };
+        let touchers = |c: CompId| prog.touchers.get(c.index()).map_or(&[][..], |v| v.as_slice());
+        let writers = |c: CompId| prog.writers.get(c.index()).map_or(&[][..], |v| v.as_slice());
+        let local = |c: CompId| state.get(c.index()).copied().unwrap_or(FREE);
+        let me = CompId(inst);
+        let cells = pend.touched.iter().copied().filter(|&c| c != me);
+        match pend.kind {
+            PendKind::Lock(m) => {
+                let holder = local(m);
+                if holder == FREE {
+                    out.extend_from_slice(touchers(m));
+                } else if holder != Local(inst + 1) {
+                    out.push(holder.0 - 1);
+                }
+            }
+            PendKind::Unlock(m) | PendKind::Wait(m) | PendKind::Signal(m) => {
+                out.extend_from_slice(touchers(m))
+            }
+            PendKind::Spawn(q) => {
+                if local(q) == IDLE {
+                    out.push(q.0);
+                }
+            }
+            PendKind::Join(q) => {
+                if local(q) != DONE {
+                    out.push(q.0);
+                }
+            }
+            PendKind::Choose(_) => {}
+            PendKind::Data => {
+                let assigns = matches!(
+                    self.op_at(pend.inst, pend.pc).map(|op| &op.kind),
+                    Some(OpKind::Assign { .. })
+                );
+                for c in cells {
+                    out.extend_from_slice(if assigns { touchers(c) } else { writers(c) });
+                }
+            }
+            PendKind::Send { chan, .. } => {
+                out.extend_from_slice(&prog.receivers[chan as usize]);
+                for c in cells {
+                    out.extend_from_slice(writers(c));
+                }
+            }
+            PendKind::Recv { chan, .. } => {
+                out.extend_from_slice(&prog.senders[chan as usize]);
+                for c in cells {
+                    out.extend_from_slice(touchers(c));
+                }
+            }
+        }
+    }
+}
