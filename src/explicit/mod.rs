@@ -14,8 +14,7 @@
 pub(crate) mod store;
 
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, ExplicitCounters, Observer, Progress, Report, Settings, Stats,
-    StopReason,
+    Budget, Counters, Engine, EngineError, ExplicitCounters, Observer, Progress, Report, StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
@@ -83,7 +82,7 @@ pub fn search<S: System + ?Sized>(
         counters: ExplicitCounters::default(),
     };
     let stopped = search.run(budget, observer)?;
-    search.report(stopped)
+    Ok(search.report(stopped))
 }
 
 struct Search<'s, S: System + ?Sized> {
@@ -198,25 +197,24 @@ impl<S: System + ?Sized> Search<'_, S> {
     }
 
     /// The report: findings in BFS order within each kind, with their shortest witnesses.
-    fn report(mut self, stopped: Option<StopReason>) -> Result<Report, ModelError> {
+    fn report(mut self, stopped: Option<StopReason>) -> Report {
         let mut found = std::mem::take(&mut self.found);
         found.sort_by_id();
-        let seconds = self.start.elapsed().as_secs_f64();
-        let counters = Counters::Explicit(ExplicitCounters {
-            store: self.tree.counters(seconds),
-            dead_states: found.dead_states,
-            terminations: found.terminations,
-            ..self.counters
-        });
-        let findings = self.tree.findings(self.sys, found);
-        let stats = Stats::new(counters, seconds);
-        Ok(Report::new(
+        let counters = self.counters;
+        self.tree.report(
+            self.sys,
             "explicit",
-            findings,
-            stopped,
-            stats,
-            Settings::default(),
-        ))
+            (found, stopped),
+            self.start,
+            |store, found| {
+                Counters::Explicit(ExplicitCounters {
+                    store,
+                    dead_states: found.dead_states,
+                    terminations: found.terminations,
+                    ..counters
+                })
+            },
+        )
     }
 }
 

@@ -10,10 +10,13 @@
 //! - `data.len() == len() * words`; state `i` occupies `data[i*words .. (i+1)*words]`.
 //! - The table holds every id `0..len()` exactly once, hashed by the state's packed words.
 
-use crate::engine::{Finding, FindingKind, StepNames, StoreCounters};
+use crate::engine::{
+    Counters, Finding, FindingKind, Report, Settings, Stats, StepNames, StopReason, StoreCounters,
+};
 use crate::system::{classify_dead, ActionId, Local, System};
 use hashbrown::{HashSet, HashTable};
 use std::hash::{BuildHasher, Hasher};
+use std::time::Instant;
 
 /// Fixed-seed hasher, so that runs are reproducible.
 #[derive(Clone, Copy, Default)]
@@ -130,7 +133,7 @@ impl SearchTree {
     }
 
     /// What the store holds after a run of `seconds`.
-    pub(crate) fn counters(&self, seconds: f64) -> StoreCounters {
+    fn counters(&self, seconds: f64) -> StoreCounters {
         let states = self.states.len() as u64;
         StoreCounters {
             states,
@@ -220,12 +223,23 @@ impl FoundStates {
 }
 
 impl SearchTree {
-    /// The findings of `found`, in their order, each with the state in words and its
-    /// witness (the path by which the search first reached it).
-    pub(crate) fn findings<S: System + ?Sized>(&self, sys: &S, found: FoundStates) -> Vec<Finding> {
+    /// The report of a search over this tree that ran since `start`: the findings of
+    /// `found` in their order, each with the state in words and its witness (the path by
+    /// which the search first reached it), and the counters that `counters` makes of the
+    /// store's and of `found`'s.
+    pub(crate) fn report<S: System + ?Sized>(
+        &self,
+        sys: &S,
+        engine: &'static str,
+        (found, stopped): (FoundStates, Option<StopReason>),
+        start: Instant,
+        counters: impl FnOnce(StoreCounters, &FoundStates) -> Counters,
+    ) -> Report {
+        let seconds = start.elapsed().as_secs_f64();
+        let counters = counters(self.counters(seconds), &found);
         let mut names = StepNames::default();
         let mut cur = Vec::new();
-        found
+        let findings = found
             .list
             .into_iter()
             .map(|f| {
@@ -237,7 +251,14 @@ impl SearchTree {
                     names.witness(sys, self.path(f.id)),
                 )
             })
-            .collect()
+            .collect();
+        Report::new(
+            engine,
+            findings,
+            stopped,
+            Stats::new(counters, seconds),
+            Settings::default(),
+        )
     }
 }
 

@@ -60,8 +60,7 @@ pub(crate) mod net;
 pub(crate) mod program;
 
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, Observer, Progress, Report, Settings, Stats, StopReason,
-    StubbornCounters,
+    Budget, Counters, Engine, EngineError, Observer, Progress, Report, StopReason, StubbornCounters,
 };
 use crate::explicit::store::{FoundStates, SearchTree};
 use crate::system::model::{Model, SystemOptions};
@@ -239,7 +238,7 @@ fn search<S: System + ?Sized, R: Reduction>(
         edges_at_clock: 0,
     };
     let stopped = search.run(budget, observer)?;
-    search.report(stopped)
+    Ok(search.report(stopped))
 }
 
 struct Search<'s, S: System + ?Sized, R> {
@@ -526,24 +525,23 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
     }
 
     /// The report: the dead and faulty states in the order found, with their witnesses.
-    fn report(mut self, stopped: Option<StopReason>) -> Result<Report, ModelError> {
+    fn report(mut self, stopped: Option<StopReason>) -> Report {
         let found = std::mem::take(&mut self.found);
-        let seconds = self.start.elapsed().as_secs_f64();
-        let counters = Counters::Stubborn(StubbornCounters {
-            store: self.tree.counters(seconds),
-            dead_states: found.dead_states,
-            terminations: found.terminations,
-            ..self.counters
-        });
-        let findings = self.tree.findings(self.sys, found);
-        let stats = Stats::new(counters, seconds);
-        Ok(Report::new(
+        let counters = self.counters;
+        self.tree.report(
+            self.sys,
             "stubborn",
-            findings,
-            stopped,
-            stats,
-            Settings::default(),
-        ))
+            (found, stopped),
+            self.start,
+            |store, found| {
+                Counters::Stubborn(StubbornCounters {
+                    store,
+                    dead_states: found.dead_states,
+                    terminations: found.terminations,
+                    ..counters
+                })
+            },
+        )
     }
 }
 
