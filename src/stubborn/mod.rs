@@ -22,20 +22,24 @@
 //!
 //! # Faults (programs)
 //! A program stops where a process faults: the explicit oracle does not expand a faulty
-//! state, so faulty states are dead in the graph both searches explore, and the argument above keeps
-//! the faulty states that a path reaches through a member of S. A path of actions outside
-//! S can also end in a fault (of an instance outside the set), which deadlock-preserving
-//! sets do not prevent. Then t (the enabled member) followed by that path reaches a
-//! faulty state too, with the rest of the path as long as before, and t may be chosen
-//! again and again around a cycle — the *ignoring* problem. The cycle proviso removes it:
-//! every cycle of the reduced graph has a fully expanded state, where the first action of
-//! the path is a member and the rest shrinks. Depth first, a state with a reduced step
-//! back onto the current path is expanded fully (the stack proviso of Peled's C3);
-//! breadth first, a state with a reduced successor stored no later than itself (every
-//! cycle, self-loops included, has an edge to an id no greater than its source's). So a fault is found iff one is reachable; with `--all` the faults
-//! listed are some of the oracle's, not all. Terminating programs have no cycle and pay
-//! nothing for it.
-//!
+//! state, so faulty states are dead in the graph both searches explore. A path to a
+//! non-faulty dead state holds no faulting action, and the argument above keeps it (the
+//! program rules may let an enabled member and an outside action that faults in either
+//! order exchange with different fault messages, which such a path never meets). Take a
+//! path to a fault. If it holds a member of S, the actions before the first one do not
+//! fault, so that member moves to the front as above (or faults right there). If it
+//! holds none, the enabled member t followed by the whole path still ends in a fault
+//! (faults commute with t, or fault in either order), with the rest of the path as long
+//! as before — and t may be chosen again and again around a cycle: the *ignoring*
+//! problem. The cycle proviso removes it: every cycle of the reduced graph has a fully
+//! expanded state, where the first action of the path is a member and the rest shrinks.
+//! Depth first, a state with a reduced step back onto the current path is expanded fully
+//! (the stack proviso of Peled's C3); breadth first, a state with a reduced successor
+//! stored no later than itself (every cycle, self-loops included, has an edge to an id
+//! no greater than its source's). So a fault is found iff one is reachable; with `--all`
+//! the faults listed are some of the oracle's, not all. Terminating programs have no
+//! cycle and pay nothing for it.
+
 //! # Orders
 //! - **Depth first** (the default): the search follows one path as deep as it goes and
 //!   backs up; it finds deep deadlocks early. The path holds the actions still to fire at
