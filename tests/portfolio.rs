@@ -4,7 +4,7 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::explicit_check;
+use engine_support::explore_within;
 use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::walk::{walk, WalkOptions};
@@ -29,7 +29,7 @@ proptest! {
     fn the_portfolio_answers_as_the_oracle(spec in random_net(2..=7, 1..=10, false, 2, 2), all in any::<bool>(), jobs in 2usize..=3) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let oracle = explicit_check(&sys, &CheckOptions { all: true, max_states: Some(5_000), ..CheckOptions::default() }, &mut Silent).unwrap();
+        let oracle = explore_within(&sys, true, Some(5_000));
         prop_assume!(oracle.stopped.is_none());
         let opts = CheckOptions {
             all,
@@ -58,7 +58,7 @@ proptest! {
     fn the_walk_reports_only_true_dead_states(spec in random_net(2..=7, 1..=10, false, 2, 2), seed in any::<u64>()) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let oracle = explicit_check(&sys, &CheckOptions { all: true, max_states: Some(5_000), ..CheckOptions::default() }, &mut Silent).unwrap();
+        let oracle = explore_within(&sys, true, Some(5_000));
         prop_assume!(oracle.stopped.is_none());
         let opts = WalkOptions { seed, all: true, ..WalkOptions::default() };
         let r = walk(&sys, &opts, &Budget::new(Some(Duration::from_millis(20))), &mut Silent).unwrap();

@@ -3,11 +3,11 @@
 //! and a no-panic property test over mutated programs.
 
 mod engine_support;
-use engine_support::{explicit_check, explore_states};
+use engine_support::{explore_states, explore_within};
 use proptest::prelude::*;
 use qpor::program::parse;
 use qpor::System;
-use qpor::{CheckOptions, FindingKind, Silent, Verdict};
+use qpor::{FindingKind, Verdict};
 
 fn proc_blocks(markdown: &str) -> Vec<(usize, String)> {
     let mut blocks = Vec::new();
@@ -43,15 +43,7 @@ fn every_example_of_the_reference_parses_and_runs() {
         let (program, warnings) = parse(text, &name, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert!(warnings.is_empty(), "{name}: {warnings:?}");
         let sys = program.system().unwrap();
-        let r = explicit_check(
-            &sys,
-            &CheckOptions {
-                max_states: Some(100_000),
-                ..CheckOptions::default()
-            },
-            &mut Silent,
-        )
-        .unwrap();
+        let r = explore_within(&sys, false, Some(100_000));
         assert_ne!(r.verdict, Verdict::Inconclusive, "{name}");
         let expected = if text.contains("assert x == 1") {
             Verdict::Fault
@@ -263,15 +255,7 @@ fn unlocking_a_mutex_held_by_another_process_is_a_fault() {
     let text = "mutex m[1];\nprocess a {\n    lock m[0];\n}\nprocess b {\n    if false {\n        lock m[0];\n    }\n    unlock m[0];\n}\ninit a, b;\n";
     let (p, _) = parse(text, "f.proc", &[]).unwrap();
     let sys = p.system().unwrap();
-    let r = explicit_check(
-        &sys,
-        &CheckOptions {
-            all: true,
-            ..CheckOptions::default()
-        },
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_within(&sys, true, None);
     assert_eq!(r.verdict, Verdict::Fault);
     let faults: Vec<_> = r.findings_of(FindingKind::Fault).collect();
     assert_eq!(faults.len(), 2, "{faults:?}");
@@ -370,15 +354,7 @@ fn deadlocks_and_terminations_are_told_apart() {
     .unwrap();
     assert_eq!(w.len(), 1);
     let sys = p.system().unwrap();
-    let r = explicit_check(
-        &sys,
-        &CheckOptions {
-            all: true,
-            ..CheckOptions::default()
-        },
-        &mut Silent,
-    )
-    .unwrap();
+    let r = explore_within(&sys, true, None);
     assert_eq!(r.verdict, Verdict::NoDeadlock);
     assert_eq!(r.stats.get("terminations"), Some(1));
 }
@@ -439,16 +415,7 @@ init main, sender;
 fn exercise(text: &str) {
     if let Ok((p, _)) = parse(text, "m.proc", &[]) {
         let sys = p.system().unwrap();
-        let r = explicit_check(
-            &sys,
-            &CheckOptions {
-                all: true,
-                max_states: Some(3000),
-                ..CheckOptions::default()
-            },
-            &mut Silent,
-        )
-        .unwrap();
+        let r = explore_within(&sys, true, Some(3000));
         for f in &r.findings {
             let m = f.message.as_deref().unwrap_or("");
             assert!(!m.contains("internal bug"), "{m}\n{text}");

@@ -13,7 +13,7 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::{check_qpor, explicit_check};
+use engine_support::{check_qpor, explicit_check, explore_within};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
 use qpor::engines::qpor::AltMode;
@@ -391,15 +391,7 @@ fn a_net_with_an_isolated_transition_is_never_dead() {
         &mut Silent,
     )
     .unwrap();
-    let oracle = explicit_check(
-        &sys,
-        &CheckOptions {
-            all: true,
-            ..CheckOptions::default()
-        },
-        &mut Silent,
-    )
-    .unwrap();
+    let oracle = explore_within(&sys, true, None);
     assert_eq!(oracle.verdict, Verdict::NoDeadlock);
     assert_eq!(r.verdict, Verdict::NoDeadlock);
 }

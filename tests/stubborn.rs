@@ -5,7 +5,7 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::explicit_check;
+use engine_support::{explicit_check, explore_within};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
 use qpor::engines::stubborn::{search_net, SearchOrder, StubbornOptions};
@@ -42,16 +42,7 @@ fn with_reads(spec: &NetSpec, reads: &[(usize, usize)]) -> Net {
 /// Checks the stubborn engine against the oracle on `net` with the place decomposition.
 fn agrees_with_the_oracle(net: &Net) -> Result<(), TestCaseError> {
     let sys = NetSystem::new(net, Decomposition::Places).unwrap();
-    let oracle = explicit_check(
-        &sys,
-        &CheckOptions {
-            all: true,
-            max_states: Some(5_000),
-            ..CheckOptions::default()
-        },
-        &mut Silent,
-    )
-    .unwrap();
+    let oracle = explore_within(&sys, true, Some(5_000));
     prop_assume!(oracle.stopped.is_none());
     let first = explicit_check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
     for order in [SearchOrder::Depth, SearchOrder::Breadth] {
@@ -122,16 +113,7 @@ fn shipped_nets_keep_every_dead_marking() {
         }
         for cut in cuts {
             let sys = NetSystem::new(&net, cut).unwrap();
-            let oracle = explicit_check(
-                &sys,
-                &CheckOptions {
-                    all: true,
-                    max_states: Some(300_000),
-                    ..CheckOptions::default()
-                },
-                &mut Silent,
-            )
-            .unwrap();
+            let oracle = explore_within(&sys, true, Some(300_000));
             if oracle.stopped.is_some() {
                 continue;
             }

@@ -7,11 +7,11 @@
 //! shipped program at several sizes.
 
 mod engine_support;
-use engine_support::explicit_check;
+use engine_support::explore_within;
 use proptest::prelude::*;
 use qpor::engines::stubborn::{search_program, SearchOrder, StubbornOptions};
 use qpor::program::{parse, Program};
-use qpor::{Budget, CheckOptions, FindingKind, Report, Silent};
+use qpor::{Budget, FindingKind, Report, Silent};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -50,16 +50,7 @@ fn first_length(r: &Report, kind: FindingKind) -> Option<usize> {
 /// needs more than `max_states` states.
 fn agrees_with_the_oracle(prog: &Program, what: &str, max_states: u64) -> Result<bool, TestCaseError> {
     let sys = prog.system().unwrap();
-    let oracle = explicit_check(
-        &sys,
-        &CheckOptions {
-            all: true,
-            max_states: Some(max_states),
-            ..CheckOptions::default()
-        },
-        &mut Silent,
-    )
-    .unwrap();
+    let oracle = explore_within(&sys, true, Some(max_states));
     if oracle.stopped.is_some() {
         return Ok(false);
     }

@@ -45,6 +45,17 @@ pub fn explore_states<S: System + ?Sized>(sys: &S) -> Report {
     .expect("the explicit search runs")
 }
 
+/// The explicit-state search on `sys` with `--all` if `all` and at most `max_states`
+/// states (`None`: no limit).
+pub fn explore_within<S: System + ?Sized>(sys: &S, all: bool, max_states: Option<u64>) -> Report {
+    let opts = explicit::ExplicitOptions {
+        all,
+        max_states,
+        ..explicit::ExplicitOptions::default()
+    };
+    explicit::search(sys, &opts, &Budget::unlimited(), &mut Silent).expect("the explicit search runs")
+}
+
 /// [`explore_states`] collecting every dead state (`--all`).
 pub fn explore_all<S: System + ?Sized>(sys: &S) -> Report {
     let opts = explicit::ExplicitOptions {
