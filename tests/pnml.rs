@@ -209,8 +209,7 @@ fn loading_a_file_through_the_library_entry_point() {
         ..Net::default()
     };
     let p = net.add_place("p", None, 1);
-    let t = net.add_transition("t", None);
-    net.add_pre(t, p, 1);
+    net.add_transition_between("t", &[p], &[]);
     std::fs::write(&path, to_pnml(&net)).unwrap();
     let loaded = load(&path, &LoadOptions::default()).unwrap();
     assert!(loaded.warnings.is_empty());

@@ -376,8 +376,7 @@ impl System for TableSystem {
 fn a_net_with_an_isolated_transition_is_never_dead() {
     let mut net = Net::default();
     let p = net.add_place("p", None, 1);
-    let t = net.add_transition("t", None);
-    net.add_pre(t, p, 1);
+    net.add_transition_between("t", &[p], &[]);
     let _ = net.add_transition("idle", None);
     let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
     let _ = TransId(0);

@@ -156,12 +156,8 @@ mod tests {
         let p = net.add_place("p", None, 1);
         let q = net.add_place("q", None, 0);
         let r = net.add_place("r", None, 0);
-        let t = net.add_transition("t", None);
-        net.add_pre(t, p, 1);
-        net.add_post(t, q, 1);
-        let u = net.add_transition("u", None);
-        net.add_pre(u, q, 1);
-        net.add_post(u, r, 1);
+        net.add_transition_between("t", &[p], &[q]);
+        net.add_transition_between("u", &[q], &[r]);
         net
     }
 

@@ -231,9 +231,7 @@ mod tests {
         for i in 0..n {
             let a = net.add_place(format!("a{i}"), None, 1);
             let b = net.add_place(format!("b{i}"), None, 0);
-            let t = net.add_transition(format!("t{i}"), None);
-            net.add_pre(t, a, 1);
-            net.add_post(t, b, 1);
+            net.add_transition_between(format!("t{i}"), &[a], &[b]);
         }
         net
     }
@@ -277,12 +275,8 @@ mod tests {
         let mut net = Net::default();
         let p = net.add_place("p", None, 1);
         let q = net.add_place("q", None, 0);
-        let t = net.add_transition("go", None);
-        net.add_pre(t, p, 1);
-        net.add_post(t, q, 1);
-        let u = net.add_transition("back", None);
-        net.add_pre(u, q, 1);
-        net.add_post(u, p, 1);
+        net.add_transition_between("go", &[p], &[q]);
+        net.add_transition_between("back", &[q], &[p]);
         let r = run(&net, &ExplicitOptions::default());
         assert_eq!(r.verdict, Verdict::NoDeadlock);
         assert_eq!(r.stats.get("states"), Some(2));

@@ -331,15 +331,9 @@ mod tests {
         let b = net.add_place("b", None, 1);
         let c = net.add_place("c", None, 1);
         let out = net.add_place("out", None, 0);
-        let t0 = net.add_transition("t0", None);
-        net.add_pre(t0, a, 1);
-        net.add_post(t0, out, 1);
-        let t1 = net.add_transition("t1", None);
-        net.add_pre(t1, b, 1);
-        net.add_post(t1, out, 1);
-        let t2 = net.add_transition("t2", None);
-        net.add_pre(t2, b, 1);
-        net.add_pre(t2, c, 1);
+        net.add_transition_between("t0", &[a], &[out]);
+        net.add_transition_between("t1", &[b], &[out]);
+        net.add_transition_between("t2", &[b, c], &[]);
         net
     }
 
@@ -368,14 +362,9 @@ mod tests {
         let p = net.add_place("p", None, 1);
         let q = net.add_place("q", None, 0);
         let r = net.add_place("r", None, 1);
-        let t0 = net.add_transition("t0", None);
-        net.add_pre(t0, q, 1);
-        net.add_pre(t0, r, 1);
-        let t1 = net.add_transition("t1", None);
-        net.add_pre(t1, p, 1);
-        net.add_post(t1, q, 1);
-        let t2 = net.add_transition("t2", None);
-        net.add_pre(t2, r, 1);
+        net.add_transition_between("t0", &[q, r], &[]);
+        net.add_transition_between("t1", &[p], &[q]);
+        net.add_transition_between("t2", &[r], &[]);
         let mut s = NetStubborn::new(&net);
         let mut out = Vec::new();
         // Seed t2 (enabled): it takes from r, so t0 (needs r) joins; t0 is disabled at q,

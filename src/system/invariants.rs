@@ -187,12 +187,8 @@ mod tests {
             let mut n = Net::default();
             let a = n.add_place("a", None, tokens);
             let b = n.add_place("b", None, 0);
-            let t = n.add_transition("t", None);
-            n.add_pre(t, a, 1);
-            n.add_post(t, b, 1);
-            let u = n.add_transition("u", None);
-            n.add_pre(u, b, 1);
-            n.add_post(u, a, 1);
+            n.add_transition_between("t", &[a], &[b]);
+            n.add_transition_between("u", &[b], &[a]);
             assert_eq!(structural_safeness(&n).is_safe(), safe, "{tokens} tokens");
         }
     }
@@ -202,10 +198,7 @@ mod tests {
         let mut n = Net::default();
         let a = n.add_place("a", None, 1);
         let b = n.add_place("b", None, 0);
-        let t = n.add_transition("t", None);
-        n.add_pre(t, a, 1);
-        n.add_post(t, a, 1);
-        n.add_post(t, b, 1);
+        n.add_transition_between("t", &[a], &[a, b]);
         match structural_safeness(&n) {
             Safeness::Unknown { unbounded, .. } => assert_eq!(unbounded, vec!["b".to_string()]),
             s => panic!("b grows without bound, yet {s:?}"),

@@ -188,6 +188,24 @@ impl Net {
         TransId(self.transitions.len() as u32 - 1)
     }
 
+    /// Adds a transition that takes one token from each place of `pre` and puts one on
+    /// each place of `post` (repeat a place for weight 2), and returns its id.
+    pub fn add_transition_between(
+        &mut self,
+        id: impl Into<String>,
+        pre: &[PlaceId],
+        post: &[PlaceId],
+    ) -> TransId {
+        let t = self.add_transition(id, None);
+        for &p in pre {
+            self.add_pre(t, p, 1);
+        }
+        for &p in post {
+            self.add_post(t, p, 1);
+        }
+        t
+    }
+
     /// Adds `weight` to the input arc `p → t`, keeping the list sorted.
     pub fn add_pre(&mut self, t: TransId, p: PlaceId, weight: u32) {
         add_arc(&mut self.transitions[t.index()].pre, p, weight);

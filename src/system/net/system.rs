@@ -263,18 +263,6 @@ mod tests {
     use super::*;
     use crate::system::net::{Nupn, Unit};
 
-    /// Adds transition `id` taking a token from each of `pre` and putting one on each of
-    /// `post`.
-    fn add_transition(n: &mut Net, id: &str, pre: &[PlaceId], post: &[PlaceId]) {
-        let t = n.add_transition(id, None);
-        for &p in pre {
-            n.add_pre(t, p, 1);
-        }
-        for &p in post {
-            n.add_post(t, p, 1);
-        }
-    }
-
     /// Two processes taking two locks in opposite orders (the classic deadlock).
     fn locks() -> Net {
         let mut n = Net::default();
@@ -284,10 +272,10 @@ mod tests {
         let has_b = n.add_place("hasB", None, 0);
         let lock_a = n.add_place("lockA", None, 1);
         let lock_b = n.add_place("lockB", None, 1);
-        add_transition(&mut n, "p1.takeA", &[idle1, lock_a], &[has_a]);
-        add_transition(&mut n, "p1.takeB", &[has_a, lock_b], &[idle1, lock_a, lock_b]);
-        add_transition(&mut n, "p2.takeB", &[idle2, lock_b], &[has_b]);
-        add_transition(&mut n, "p2.takeA", &[has_b, lock_a], &[idle2, lock_a, lock_b]);
+        n.add_transition_between("p1.takeA", &[idle1, lock_a], &[has_a]);
+        n.add_transition_between("p1.takeB", &[has_a, lock_b], &[idle1, lock_a, lock_b]);
+        n.add_transition_between("p2.takeB", &[idle2, lock_b], &[has_b]);
+        n.add_transition_between("p2.takeA", &[has_b, lock_a], &[idle2, lock_a, lock_b]);
         n
     }
 

@@ -207,8 +207,7 @@ mod tests {
         let t = n.add_transition("t", None);
         n.add_read(t, p);
         n.add_post(t, q, 2);
-        let u = n.add_transition("u", None);
-        n.add_post(u, q, 1);
+        n.add_transition_between("u", &[], &[q]);
         let tn = TokenNet::new(&n);
         assert_eq!(tn.pre[0].as_slice(), &[(0, 1)]);
         assert_eq!(tn.post[0].as_slice(), &[(0, 1), (1, 2)]);
