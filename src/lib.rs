@@ -64,8 +64,8 @@ pub use check::{check, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
     EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, Report, RunEnd,
-    Settings, Silent, Stats, StepNames, StopReason, StoreCounters, StubbornCounters, Verdict, WalkCounters,
-    Witness, WitnessStep,
+    RunResult, Settings, Silent, Stats, StepNames, StopReason, StoreCounters, StubbornCounters, Verdict,
+    WalkCounters, Witness, WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,

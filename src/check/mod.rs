@@ -8,7 +8,7 @@ mod portfolio;
 pub(crate) mod replay;
 mod schedule;
 
-use crate::engine::{Engine, EngineError, Observer, Report};
+use crate::engine::{Engine, EngineError, Observer, RunResult};
 use crate::explicit::{Explicit, ExplicitOptions};
 use crate::qpor::{AltMode, Qpor, QporOptions};
 use crate::stubborn::{SearchOrder, Stubborn, StubbornOptions};
@@ -157,16 +157,12 @@ impl CheckOptions {
 /// The engines run on threads that may outlive the call (one that does not stop when told
 /// is left behind, see `portfolio`), so they get their own copy of the model; use
 /// [`check_shared`] to lend them yours instead.
-pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) -> Result<Report, EngineError> {
+pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
     check_shared(&Arc::new(model.clone()), opts, observer)
 }
 
 /// [`check`] on a model the engine threads share without copying it.
-pub fn check_shared(
-    model: &Arc<Model>,
-    opts: &CheckOptions,
-    observer: &mut dyn Observer,
-) -> Result<Report, EngineError> {
+pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
     let planned = plan(opts);
     let mut report = portfolio::run(model, opts, &planned, observer)?;
     if report.findings.is_empty() {

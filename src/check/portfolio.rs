@@ -13,7 +13,7 @@
 use super::schedule::{Member, Planned};
 use crate::engine::{
     current_rss_bytes, Budget, CancelToken, Counters, EngineError, EngineRun, Observer, Progress, Report,
-    RunEnd, Settings, Stats, StopReason, Verdict,
+    RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
 use std::panic::{self, AssertUnwindSafe};
@@ -30,7 +30,7 @@ const TICK: Duration = Duration::from_millis(20);
 /// What an engine thread tells the waiting thread.
 enum Message {
     Progress(Progress),
-    Done(usize, Box<Result<Report, EngineError>>),
+    Done(usize, Box<RunResult>),
 }
 
 /// Sends an engine's progress to the waiting thread.
@@ -51,7 +51,7 @@ impl Observer for ChannelObserver {
 enum Slot {
     Waiting,
     Running,
-    Returned(Box<Result<Report, EngineError>>),
+    Returned(Box<RunResult>),
     Abandoned,
 }
 
@@ -63,7 +63,7 @@ pub(crate) fn run(
     opts: &super::CheckOptions,
     planned: &Planned,
     observer: &mut dyn Observer,
-) -> Result<Report, EngineError> {
+) -> RunResult {
     let started = opts.started.unwrap_or_else(Instant::now);
     let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
     let token = CancelToken::default();
@@ -193,7 +193,7 @@ fn single_report(
     mut slots: Vec<Slot>,
     overall_stop: Option<StopReason>,
     started: Instant,
-) -> Result<Report, EngineError> {
+) -> RunResult {
     let name = planned.members[0].choice.name();
     match slots.swap_remove(0) {
         Slot::Returned(result) => *result,
@@ -230,7 +230,7 @@ fn portfolio_report(
     overall_stop: Option<StopReason>,
     all: bool,
     started: Instant,
-) -> Result<Report, EngineError> {
+) -> RunResult {
     let mut runs = Vec::new();
     let mut reports: Vec<Option<Report>> = Vec::new();
     let mut first_error = None;

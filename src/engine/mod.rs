@@ -43,9 +43,11 @@ pub trait Engine {
     fn name(&self) -> &'static str;
 
     /// Checks `model` for deadlocks (and faults) within `budget`.
-    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer)
-        -> Result<Report, EngineError>;
+    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult;
 }
+
+/// What an engine run gives: its report, or why it could not run at all.
+pub type RunResult = Result<Report, EngineError>;
 
 /// Frees `value` on a thread of its own and returns at once. An engine's arenas can hold
 /// gigabytes in millions of small allocations (seen: 0.4 s to free a 4 GB unfolding),

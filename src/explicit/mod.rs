@@ -14,7 +14,7 @@
 pub(crate) mod store;
 
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, ExplicitCounters, Observer, Progress, Report, StopReason,
+    Budget, Counters, Engine, ExplicitCounters, Observer, Progress, Report, RunResult, StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
@@ -54,12 +54,7 @@ impl Engine for Explicit {
         "explicit"
     }
 
-    fn run(
-        &self,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> Result<Report, EngineError> {
+    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
         let sys = model.system(&self.options.system)?;
         Ok(search(&*sys, &self.options, budget, observer)?)
     }

@@ -5,7 +5,7 @@
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
 use super::AltMode;
 use crate::engine::{
-    drop_in_background, AltSetting, Budget, Counters, Engine, EngineError, Observer, QporCounters, Report,
+    drop_in_background, AltSetting, Budget, Counters, Engine, Observer, QporCounters, Report, RunResult,
     Settings, Stats,
 };
 use crate::system::model::{Model, SystemOptions};
@@ -67,12 +67,7 @@ impl Engine for Qpor {
         "qpor"
     }
 
-    fn run(
-        &self,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> Result<Report, EngineError> {
+    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
         let opts = &self.options;
         match opts.unfolding.resolve(model, &opts.system) {
             Backend::General => {
@@ -92,12 +87,7 @@ impl Engine for Qpor {
 }
 
 /// Runs QPOR on the general unfolding (branching process) of `net`.
-pub fn check_net(
-    net: &Net,
-    opts: &QporOptions,
-    budget: &Budget,
-    observer: &mut dyn Observer,
-) -> Result<Report, EngineError> {
+pub fn check_net(net: &Net, opts: &QporOptions, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
     use crate::unfold::general::{GeneralOptions, GeneralUnfolding};
     let start = Instant::now();
     // The general backend's states are token counts per place: the place-component view.
@@ -134,7 +124,7 @@ pub fn check_system<S: System + ?Sized>(
     budget: &Budget,
     observer: &mut dyn Observer,
     tree: &mut dyn TreeListener,
-) -> Result<Report, EngineError> {
+) -> RunResult {
     use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
     let start = Instant::now();
     if !crate::unfold::program::supports(sys) {

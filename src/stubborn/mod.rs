@@ -64,7 +64,7 @@ pub(crate) mod net;
 pub(crate) mod program;
 
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, Observer, Progress, Report, StopReason, StubbornCounters,
+    Budget, Counters, Engine, Observer, Progress, Report, RunResult, StopReason, StubbornCounters,
 };
 use crate::explicit::store::{FoundStates, SearchTree};
 use crate::system::model::{Model, SystemOptions};
@@ -120,12 +120,7 @@ impl Engine for Stubborn {
         "stubborn"
     }
 
-    fn run(
-        &self,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> Result<Report, EngineError> {
+    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
         let net = match model {
             Model::Net(net) if !self.options.system.one_safe_watch => net,
             Model::Net(_) => {

@@ -19,7 +19,7 @@
 //! what the whole model does.
 
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report, Settings, Stats,
+    Budget, Counters, Engine, Finding, FindingKind, Observer, Progress, Report, RunResult, Settings, Stats,
     StepNames, StopReason, WalkCounters,
 };
 use crate::system::model::{Model, SystemOptions};
@@ -68,12 +68,7 @@ impl Engine for Walk {
         "walk"
     }
 
-    fn run(
-        &self,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> Result<Report, EngineError> {
+    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
         let sys = model.system(&self.options.system)?;
         Ok(walk(&*sys, &self.options, budget, observer)?)
     }
