@@ -9,29 +9,17 @@
 //! `cargo bench --bench reduce` (without `--bench`, as under `cargo test --all-targets`,
 //! it runs one small size only).
 
-use batsat::{lbool, BasicSolver, Lit, SolverInterface};
+#[path = "../tests/sat_support/mod.rs"]
+mod sat_support;
 use qpor::engines::qpor::AltMode;
-use qpor::formats::dimacs::Cnf;
 use qpor::reduction::random_cnf;
 use qpor::reduction::DecideOptions;
 use qpor::reduction::{decide_alt_pes, decide_alt_program};
+use sat_support::solver_says_sat;
 use std::time::Instant;
 
 /// Clauses per variable.
 const RATIO: f64 = 4.26;
-
-fn solve(cnf: &Cnf) -> bool {
-    let mut s = BasicSolver::default();
-    let vars: Vec<_> = (0..cnf.num_vars).map(|_| s.new_var_default()).collect();
-    for c in &cnf.clauses {
-        let mut lits: Vec<Lit> = c
-            .iter()
-            .map(|&l| Lit::new(vars[l.unsigned_abs() as usize - 1], l > 0))
-            .collect();
-        s.add_clause_reuse(&mut lits);
-    }
-    s.solve_limited(&[]) == lbool::TRUE
-}
 
 /// Median of the samples, in milliseconds.
 fn median_ms(v: &mut [f64]) -> f64 {
@@ -91,7 +79,7 @@ fn main() {
                 }
             }
             let t = Instant::now();
-            let s = solve(&cnf);
+            let s = solver_says_sat(&cnf);
             solver.push(t.elapsed().as_secs_f64());
             assert_eq!(
                 s, optimal_says,

@@ -9,31 +9,18 @@
 //! The instances go through their text form (`qpor reduce` output read back by the
 //! instance reader), so the generators, writers and readers are tested too.
 
-use batsat::{lbool, BasicSolver, Lit, SolverInterface};
+mod sat_support;
 use qpor::formats::dimacs::{self, Cnf};
 use qpor::reduction::random_cnf;
 use qpor::reduction::WitnessEvent;
 use qpor::reduction::{self, Instance};
 use qpor::reduction::{decide_alt, decide_cex, AltAnswer, CexAnswer, CexOptions, DecideOptions};
 use qpor::{CompId, System};
+use sat_support::solver_says_sat;
 use std::collections::HashMap;
 
 // ---------------------------------------------------------------------------------------
 // The oracle and independent checks.
-
-/// The solver's verdict on `cnf`.
-fn solver_says_sat(cnf: &Cnf) -> bool {
-    let mut s = BasicSolver::default();
-    let vars: Vec<_> = (0..cnf.num_vars).map(|_| s.new_var_default()).collect();
-    for c in &cnf.clauses {
-        let mut lits: Vec<Lit> = c
-            .iter()
-            .map(|&l| Lit::new(vars[l.unsigned_abs() as usize - 1], l > 0))
-            .collect();
-        s.add_clause_reuse(&mut lits);
-    }
-    s.solve_limited(&[]) == lbool::TRUE
-}
 
 /// Whether `a` (`a[v-1]` is xᵥ; undecided variables are false) satisfies every clause.
 fn satisfies(cnf: &Cnf, a: &[Option<bool>]) -> bool {
