@@ -152,11 +152,7 @@ def peterson():
         net.place(f"set_turn_{i}")
         net.place(f"wait_{i}")
         net.place(f"crit_{i}")
-    for i in range(2):
-        net.place(f"flag{i}_0", 1)
-        net.place(f"flag{i}_1")
-    net.place("turn_0", 1)
-    net.place("turn_1")
+    flags_and_turn(net)
     for i in range(2):
         j = 1 - i
         net.trans(f"p{i}_raise_flag", [f"idle_{i}", f"flag{i}_0"], [f"set_turn_{i}", f"flag{i}_1"])
@@ -168,16 +164,22 @@ def peterson():
     return net
 
 
-def dekker():
-    net = Net("dekker", "Dekker's mutual exclusion for two processes, variables as value places")
-    for i in range(2):
-        for s in ("idle", "test", "back_off", "wait_turn", "crit", "give_turn"):
-            net.place(f"{s}_{i}", 1 if s == "idle" else 0)
+def flags_and_turn(net):
+    """The shared variables of Peterson's and Dekker's algorithms as value places: flag[0],
+    flag[1] and turn, each 0 at first."""
     for i in range(2):
         net.place(f"flag{i}_0", 1)
         net.place(f"flag{i}_1")
     net.place("turn_0", 1)
     net.place("turn_1")
+
+
+def dekker():
+    net = Net("dekker", "Dekker's mutual exclusion for two processes, variables as value places")
+    for i in range(2):
+        for s in ("idle", "test", "back_off", "wait_turn", "crit", "give_turn"):
+            net.place(f"{s}_{i}", 1 if s == "idle" else 0)
+    flags_and_turn(net)
     for i in range(2):
         j = 1 - i
         # flag[i] := 1

@@ -35,9 +35,10 @@ pub fn have_dot() -> bool {
     Command::new("dot").arg("-V").output().is_ok()
 }
 
-/// Lays `dot_text` out with `dot -Tsvg`; panics unless it exits 0 with an empty stderr.
-/// Returns the SVG.
-pub fn assert_renders(what: &str, dot_text: &str) -> String {
+/// Runs `dot -Tsvg` on `input` (written from a thread of its own, so that a large input
+/// cannot block on a full output pipe) and returns what it printed. Panics, with the
+/// install hint, when Graphviz is missing.
+fn run_dot(input: String) -> Output {
     assert!(
         have_dot(),
         "Graphviz `dot` is needed by this test (apt-get install graphviz)"
@@ -49,11 +50,17 @@ pub fn assert_renders(what: &str, dot_text: &str) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .expect("dot runs");
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(dot_text.as_bytes()).unwrap();
-    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    out
+}
+
+/// Lays `dot_text` out with `dot -Tsvg`; panics unless it exits 0 with an empty stderr.
+/// Returns the SVG.
+pub fn assert_renders(what: &str, dot_text: &str) -> String {
+    let out = run_dot(dot_text.to_string());
     assert!(
         out.status.success(),
         "{what}: dot failed: {}\n{dot_text}",
@@ -68,24 +75,9 @@ pub fn assert_renders(what: &str, dot_text: &str) -> String {
 /// small graph — and panics unless every graph renders with an empty stderr. On a failure
 /// the guilty graph is found by laying each out alone.
 pub fn assert_all_render(items: &[(String, String)]) {
-    assert!(
-        have_dot(),
-        "Graphviz `dot` is needed by this test (apt-get install graphviz)"
-    );
     let halves: Vec<&[(String, String)]> = items.chunks(items.len().div_ceil(2).max(1)).collect();
     par_for_each(&halves, |batch| {
-        let mut child = Command::new("dot")
-            .arg("-Tsvg")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("dot runs");
-        let mut stdin = child.stdin.take().unwrap();
-        let all: String = batch.iter().map(|(_, t)| t.as_str()).collect();
-        let writer = std::thread::spawn(move || stdin.write_all(all.as_bytes()));
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap().unwrap();
+        let out = run_dot(batch.iter().map(|(_, t)| t.as_str()).collect());
         let svgs = text(&out.stdout).matches("</svg>").count();
         if !out.status.success() || !out.stderr.is_empty() || svgs != batch.len() {
             for (what, t) in batch.iter() {
