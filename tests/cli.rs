@@ -3,17 +3,8 @@
 use serde_json::Value;
 use std::process::{Command, Output};
 
-fn qpor(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qpor"))
-        .args(args)
-        .output()
-        .expect("the qpor binary runs")
-}
-
-/// `qpor` with the arguments of `line`, split at spaces (none of them holds one).
-fn qpor_line(line: &str) -> Output {
-    qpor(&line.split(' ').collect::<Vec<_>>())
-}
+mod cli_support;
+use cli_support::{qpor, qpor_line};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -71,13 +62,7 @@ fn check_json_has_the_documented_shape() {
 
 #[test]
 fn qpor_alone_reports_its_own_statistics() {
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "qpor",
-        "--json",
-        "models/nets/philosophers-5.pnml",
-    ]);
+    let o = qpor_line("check --engine qpor --json models/nets/philosophers-5.pnml");
     assert_eq!(o.status.code(), Some(1));
     let v = json(&o);
     assert_eq!(v["engine"], "qpor");
@@ -105,15 +90,7 @@ fn qpor_alone_reports_its_own_statistics() {
     assert_eq!(v["cutoff"], "none");
     assert_eq!(v["stats"]["max_configurations"], 8);
     assert_eq!(v["stats"]["ssbs"], 0);
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "qpor",
-        "--json",
-        "-k",
-        "3",
-        "models/nets/peterson.pnml",
-    ]);
+    let o = qpor_line("check --engine qpor --json -k 3 models/nets/peterson.pnml");
     assert_eq!(json(&o)["k"], 3);
     let o = qpor(&["check", "-k", "0", "models/nets/peterson.pnml"]);
     assert_eq!(o.status.code(), Some(2));
@@ -133,14 +110,7 @@ fn cyclic_models_without_cutoffs_hit_the_event_limit() {
 
 #[test]
 fn programs_get_per_process_witnesses() {
-    let o = qpor(&[
-        "check",
-        "--witness",
-        "process",
-        "models/proc/philosophers.proc",
-        "-D",
-        "N=3",
-    ]);
+    let o = qpor_line("check --witness process models/proc/philosophers.proc -D N=3");
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("per process:"), "{out}");

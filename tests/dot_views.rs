@@ -367,14 +367,7 @@ fn deadlock_highlight_through_the_command_line() {
     );
     let f = "models/nets/philosophers-5.pnml";
     // A model without deadlock: nothing filled, and a warning says why.
-    let out = qpor(&[
-        "dot",
-        "models/proc/ssbexp.proc",
-        "--view",
-        "prefix",
-        "--highlight",
-        "deadlock",
-    ]);
+    let out = qpor_line("dot models/proc/ssbexp.proc --view prefix --highlight deadlock");
     assert!(out.status.success());
     assert!(
         text_of(&out.stderr).contains("the model has no deadlock"),
@@ -524,16 +517,9 @@ fn max_events_and_time_limit_stop_the_prefix_builder() {
     // The general prefix of five philosophers begins with the five take_first events: a
     // prefix stopped there already holds the deadlock.
     let f = "models/nets/philosophers-5.pnml";
-    let t = qpor_ok(&[
-        "dot",
-        f,
-        "--view",
-        "prefix",
-        "--max-events",
-        "5",
-        "--highlight",
-        "deadlock",
-    ]);
+    let t = qpor_ok_line(&format!(
+        "dot {f} --view prefix --max-events 5 --highlight deadlock"
+    ));
     assert_renders(f, &t);
     let g = parse_dot(&t);
     assert_eq!(filled_events(&g), vec![0, 1, 2, 3, 4]);
@@ -548,30 +534,14 @@ fn max_events_and_time_limit_stop_the_prefix_builder() {
         Some(incomplete_note(5, 5, outcome.stats.pending).as_str())
     );
     // Stopped before the deadlock: the warning does not claim the model has none.
-    let out = qpor(&[
-        "dot",
-        f,
-        "--view",
-        "pes",
-        "--max-events",
-        "3",
-        "--highlight",
-        "deadlock",
-    ]);
+    let out = qpor_line(&format!("dot {f} --view pes --max-events 3 --highlight deadlock"));
     assert!(out.status.success());
     let err = text_of(&out.stderr);
     assert!(err.contains("no deadlock among the 3 events built"), "{err}");
     assert!(text_of(&out.stdout).contains("filled: no deadlock among the events built (nothing filled)"));
-    let out = qpor(&[
-        "dot",
-        f,
-        "--view",
-        "pes",
-        "--max-events",
-        "3",
-        "--highlight",
-        "config=e4",
-    ]);
+    let out = qpor_line(&format!(
+        "dot {f} --view pes --max-events 3 --highlight config=e4"
+    ));
     assert_eq!(out.status.code(), Some(2));
     assert!(text_of(&out.stderr).contains("there is no event e4 (the builder stopped after 3 events)"));
     // A prefix of exactly N events is complete: no note.
@@ -940,20 +910,9 @@ fn net_view_of_every_model_has_one_node_per_place_transition_and_component() {
 
 /// The counters `qpor check --all --json` reports for `f`, with the tree view's defaults.
 fn check_counters(f: &str) -> serde_json::Value {
-    let out = qpor(&[
-        "check",
-        f,
-        "--engine",
-        "qpor",
-        "--all",
-        "--json",
-        "-k",
-        "3",
-        "--cutoff",
-        "erv",
-        "--unfolding",
-        "program",
-    ]);
+    let out = qpor_line(&format!(
+        "check {f} --engine qpor --all --json -k 3 --cutoff erv --unfolding program"
+    ));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
     report["stats"].clone()
 }
@@ -1112,14 +1071,7 @@ fn svg_and_png_go_through_graphviz_and_say_when_it_is_missing() {
     ]);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<svg") && text.contains("take_first_0"), "{text}");
-    let png = qpor(&[
-        "dot",
-        "models/proc/ssbsimple.proc",
-        "--view",
-        "tree",
-        "--format",
-        "png",
-    ]);
+    let png = qpor_line("dot models/proc/ssbsimple.proc --view tree --format png");
     assert!(png.status.success(), "{}", text_of(&png.stderr));
     assert!(png.stdout.starts_with(b"\x89PNG"), "a PNG on standard output");
     let dot_file = dir.path().join("p.dot");
@@ -1448,16 +1400,9 @@ fn explicit_event_structures_are_drawn_from_pes_files() {
     let f = small.to_str().unwrap();
     let t = qpor_ok(&["dot", f, "--view", "pes", "--highlight", "set=C"]);
     assert_eq!(parse_dot(&t).node_attr("e0", "fillcolor"), Some("gold"));
-    let t = qpor_ok(&[
-        "dot",
-        f,
-        "--view",
-        "pes",
-        "--highlight",
-        "config=a,b",
-        "--max-events",
-        "3",
-    ]);
+    let t = qpor_ok_line(&format!(
+        "dot {f} --view pes --highlight config=a,b --max-events 3"
+    ));
     let g = parse_dot(&t);
     assert_eq!(g.node_attr("e1", "fillcolor"), Some("gold"));
     assert_eq!(g.node_ids_with_prefix("e").len(), 3);

@@ -7,8 +7,10 @@
 //! - limits end the construction with a causally closed, incomplete prefix;
 //! - the command line: text, JSON, DOT, exit codes, and `qpor info`'s safeness line.
 
+mod cli_support;
 mod net_support;
 
+use cli_support::{qpor, qpor_line};
 use net_support::random_net;
 use proptest::prelude::*;
 use qpor::net::{Decomposition, Net, NetSystem};
@@ -18,7 +20,6 @@ use qpor::LoadOptions;
 use qpor::Model;
 use qpor::{ActionId, Local, Step, System};
 use std::collections::{HashSet, VecDeque};
-use std::process::Command;
 
 /// (file, events, conditions, cutoffs) as Cunf v1.6.1 reports them with `-c erv`
 /// (cunf.md §5.2, examples/other/).
@@ -250,13 +251,6 @@ fn limits_stop_with_a_causally_closed_prefix() {
     assert!(out.stopped.as_deref().unwrap().contains("memory limit"));
 }
 
-fn qpor(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_qpor"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn the_unfold_command_reports_text_json_dot_and_exit_codes() {
     let o = qpor(&["unfold", "models/ll_net/dpd_4.fsa.ll_net"]);
@@ -268,13 +262,7 @@ fn the_unfold_command_reports_text_json_dot_and_exit_codes() {
     );
     assert!(text.contains("296 events (81 cutoffs), 594 conditions"), "{text}");
 
-    let o = qpor(&[
-        "unfold",
-        "--json",
-        "--unfolding",
-        "program",
-        "models/ll_net/dpd_4.fsa.ll_net",
-    ]);
+    let o = qpor_line("unfold --json --unfolding program models/ll_net/dpd_4.fsa.ll_net");
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["unfolding"], "program");
@@ -282,13 +270,7 @@ fn the_unfold_command_reports_text_json_dot_and_exit_codes() {
     assert_eq!(v["cutoffs"], 81);
     assert_eq!(v["complete"], true);
 
-    let o = qpor(&[
-        "unfold",
-        "--json",
-        "--max-events",
-        "10",
-        "models/ll_net/dpd_4.fsa.ll_net",
-    ]);
+    let o = qpor_line("unfold --json --max-events 10 models/ll_net/dpd_4.fsa.ll_net");
     assert_eq!(o.status.code(), Some(3), "a limit gives exit 3");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["complete"], false);
@@ -324,14 +306,7 @@ fn the_unfold_command_reports_text_json_dot_and_exit_codes() {
 
     let o = qpor(&["unfold", "models/no-such-file.ll_net"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = qpor(&[
-        "unfold",
-        "--unfolding",
-        "general",
-        "models/proc/ssbexp.proc",
-        "-D",
-        "K=2",
-    ]);
+    let o = qpor_line("unfold --unfolding general models/proc/ssbexp.proc -D K=2");
     assert_eq!(o.status.code(), Some(2), "the general backend takes nets only");
     let o = qpor(&["unfold", "--json", "models/proc/ssbexp.proc", "-D", "K=2"]);
     assert_eq!(o.status.code(), Some(0));
@@ -341,38 +316,17 @@ fn the_unfold_command_reports_text_json_dot_and_exit_codes() {
 
 #[test]
 fn check_and_info_say_which_backend_and_whether_the_net_is_safe() {
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "qpor",
-        "--json",
-        "models/ll_net/dp_6.fsa.ll_net",
-    ]);
+    let o = qpor_line("check --engine qpor --json models/ll_net/dp_6.fsa.ll_net");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         v["unfolding"], "general",
         "auto picks the general backend for plain nets"
     );
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "qpor",
-        "models/ll_net/dp_6.fsa.ll_net",
-        "--unfolding",
-        "program",
-    ]);
+    let o = qpor_line("check --engine qpor models/ll_net/dp_6.fsa.ll_net --unfolding program");
     assert!(String::from_utf8(o.stdout)
         .unwrap()
         .contains("unfolding: program"));
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "qpor",
-        "--json",
-        "models/ll_net/dp_6.fsa.ll_net",
-        "--components",
-        "places",
-    ]);
+    let o = qpor_line("check --engine qpor --json models/ll_net/dp_6.fsa.ll_net --components places");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         v["unfolding"], "program",

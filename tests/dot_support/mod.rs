@@ -18,13 +18,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-/// Runs the `qpor` binary.
-pub fn qpor(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qpor"))
-        .args(args)
-        .output()
-        .expect("the qpor binary runs")
-}
+#[path = "../cli_support/mod.rs"]
+mod cli_support;
+pub use cli_support::{qpor, qpor_line};
 
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
