@@ -284,8 +284,10 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
 
     /// Depth first: a stack of frames, each a state on the current path with the actions
     /// still to fire there (in one list of action ids, so a deep path costs four bytes
-    /// per action and no allocation per state). A step leading back onto the path closes a cycle; with the cycle proviso,
-    /// the frame then takes the steps the reduction left out too.
+    /// per action and no allocation per state). A step leading back onto the path closes
+    /// a cycle; with the cycle proviso, the frame then takes the steps the reduction left
+    /// out too. Every state is expanded when first stored, so the first state of a cycle
+    /// to be stored is still on the path when the cycle's last edge is tried.
     fn depth_first(
         &mut self,
         budget: &Budget,

@@ -76,12 +76,12 @@ impl ProgramSystem<'_> {
         };
         let Some(pend) = self.pending(inst, l) else {
             if l == IDLE {
-                out.extend_from_slice(&prog.spawners[inst as usize]);
+                out.extend_from_slice(entry(&prog.spawners, inst as usize));
             }
             return;
         };
-        let touchers = |c: CompId| prog.touchers.get(c.index()).map_or(&[][..], |v| v.as_slice());
-        let writers = |c: CompId| prog.writers.get(c.index()).map_or(&[][..], |v| v.as_slice());
+        let touchers = |c: CompId| entry(&prog.touchers, c.index());
+        let writers = |c: CompId| entry(&prog.writers, c.index());
         let local = |c: CompId| state.get(c.index()).copied().unwrap_or(FREE);
         let me = CompId(inst);
         let cells = pend.touched.iter().copied().filter(|&c| c != me);
@@ -116,17 +116,22 @@ impl ProgramSystem<'_> {
                 }
             }
             PendKind::Send { chan, .. } => {
-                out.extend_from_slice(&prog.receivers[chan as usize]);
+                out.extend_from_slice(entry(&prog.receivers, chan as usize));
                 for c in cells {
                     out.extend_from_slice(writers(c));
                 }
             }
             PendKind::Recv { chan, .. } => {
-                out.extend_from_slice(&prog.senders[chan as usize]);
+                out.extend_from_slice(entry(&prog.senders, chan as usize));
                 for c in cells {
                     out.extend_from_slice(touchers(c));
                 }
             }
         }
     }
+}
+
+/// Entry `i` of a per-index table of instance lists, empty past its end.
+fn entry(table: &[Vec<u32>], i: usize) -> &[u32] {
+    table.get(i).map_or(&[], Vec::as_slice)
 }
