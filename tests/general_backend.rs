@@ -12,15 +12,14 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::{check_general, check_qpor, explicit_check};
+use engine_support::{assert_agrees, check_general, check_qpor, dead_states, explicit_check};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
 use qpor::engines::qpor::AltMode;
 use qpor::net::{Decomposition, Net, NetSystem};
 use qpor::unfolding::prefix::{build_general, build_program, PrefixOptions};
 use qpor::unfolding::CutoffMode;
-use qpor::{CheckOptions, FindingKind, Report, Silent, Verdict};
-use std::collections::BTreeSet;
+use qpor::{CheckOptions, Report, Silent, Verdict};
 use std::time::Duration;
 
 /// Safe nets: `machines` state machines of `states` places each (state 0 marked); every
@@ -67,10 +66,6 @@ fn safe_net(acyclic: bool) -> impl Strategy<Value = NetSpec> {
             NetSpec { marking, transitions }
         })
     })
-}
-
-fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
-    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
 }
 
 const MODES: [AltMode; 4] = [
@@ -124,12 +119,7 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
                 );
                 return None;
             }
-            assert_eq!(r.verdict, oracle.verdict, "{what}: {alt:?} {cutoff:?}");
-            assert_eq!(
-                dead_states(&r),
-                expected,
-                "{what}: dead states with {alt:?} {cutoff:?}"
-            );
+            assert_agrees(&r, &oracle, &format!("{what}: {alt:?} {cutoff:?}"));
             if alt == AltMode::Optimal {
                 assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
             }

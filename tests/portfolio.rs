@@ -4,21 +4,14 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::explore_within;
+use engine_support::{dead_states, explore_within};
 use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::walk::{walk, WalkOptions};
 use qpor::net::{Decomposition, NetSystem};
-use qpor::{
-    check, Budget, CheckOptions, EngineChoice, FindingKind, Model, RunEnd, Silent, SystemOptions, Verdict,
-};
-use std::collections::BTreeSet;
+use qpor::{check, Budget, CheckOptions, EngineChoice, Model, RunEnd, Silent, SystemOptions, Verdict};
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn dead_states(r: &qpor::Report) -> BTreeSet<(FindingKind, String)> {
-    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]

@@ -2,17 +2,14 @@
 //! and, with `--all`, the same set of dead states, for every alternative mode and both
 //! cutoff orders (default parameters for programs).
 
+mod engine_support;
+use engine_support::dead_states;
 use qpor::engines::qpor::AltMode;
 use qpor::unfolding::CutoffMode;
 use qpor::Model;
-use qpor::{check, CheckOptions, EngineChoice, FindingKind, Report, Silent, Verdict};
+use qpor::{check, CheckOptions, EngineChoice, Silent, Verdict};
 use qpor::{load, LoadOptions};
-use std::collections::BTreeSet;
 use std::path::Path;
-
-fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
-    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
-}
 
 fn agree(path: &str, modes: &[AltMode]) {
     let model: Model = load(Path::new(path), &LoadOptions::default())

@@ -13,7 +13,7 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::{check_qpor, explicit_check, explore_within};
+use engine_support::{assert_agrees, check_qpor, dead_states, explicit_check, explore_within};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
 use qpor::engines::qpor::AltMode;
@@ -21,8 +21,8 @@ use qpor::net::{Decomposition, Net, NetSystem, TransId};
 use qpor::unfolding::prefix::{build_program, PrefixOptions};
 use qpor::unfolding::CutoffMode;
 use qpor::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
-use qpor::{CheckOptions, FindingKind, Report, Silent, Verdict};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use qpor::{CheckOptions, Report, Silent, Verdict};
+use std::collections::{HashMap, HashSet};
 
 const MODES: [AltMode; 5] = [
     AltMode::KPartial(1),
@@ -31,10 +31,6 @@ const MODES: [AltMode; 5] = [
     AltMode::Optimal,
     AltMode::Sdpor,
 ];
-
-fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
-    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
-}
 
 /// Runs the explicit oracle and every QPOR configuration on `sys`; returns the explicit
 /// report, or None when the oracle did not finish (unbounded model).
@@ -97,12 +93,7 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
                 );
                 continue;
             }
-            assert_eq!(r.verdict, oracle.verdict, "{what}: {alt:?} {cutoff:?}");
-            assert_eq!(
-                dead_states(&r),
-                expected,
-                "{what}: dead states with {alt:?} {cutoff:?}"
-            );
+            assert_agrees(&r, &oracle, &format!("{what}: {alt:?} {cutoff:?}"));
             if alt == AltMode::Optimal {
                 assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
             }

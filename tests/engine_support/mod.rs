@@ -4,7 +4,8 @@
 
 use qpor::engines::{explicit, qpor as por};
 use qpor::net::Net;
-use qpor::{Budget, CheckOptions, EngineError, ModelError, Observer, Report, Silent, System};
+use qpor::{Budget, CheckOptions, EngineError, FindingKind, ModelError, Observer, Report, Silent, System};
+use std::collections::BTreeSet;
 
 /// QPOR on the program-like unfolding of `sys`.
 pub fn check_qpor<S: System + ?Sized>(
@@ -63,4 +64,16 @@ pub fn explore_all<S: System + ?Sized>(sys: &S) -> Report {
         ..explicit::ExplicitOptions::default()
     };
     explicit::search(sys, &opts, &Budget::unlimited(), &mut Silent).expect("the explicit search runs")
+}
+
+/// The findings of `r` as (kind, state in words): what two engines must agree on.
+pub fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
+    r.findings.iter().map(|f| (f.kind, f.state.clone())).collect()
+}
+
+/// Asserts that `r`, a complete run collecting every dead state, has the oracle's verdict
+/// and findings.
+pub fn assert_agrees(r: &Report, oracle: &Report, what: &str) {
+    assert_eq!(r.verdict, oracle.verdict, "{what}");
+    assert_eq!(dead_states(r), dead_states(oracle), "{what}: dead states");
 }
