@@ -336,13 +336,11 @@ fn deadlock_highlight_through_the_command_line() {
         let t = qpor_ok(&["dot", f, "--view", view, "--highlight", "deadlock"]);
         assert_renders(view, &t);
         let g = parse_dot(&t);
-        let filled: Vec<usize> = g
-            .nodes
+        let filled = filled_events(&g);
+        let labels: BTreeSet<&str> = filled
             .iter()
-            .filter(|(id, _)| is_event(id) && g.node_attr(id, "fillcolor") == Some("gold"))
-            .map(|(id, _)| id[1..].parse().unwrap())
+            .map(|&e| p.events[e as usize].label.as_str())
             .collect();
-        let labels: BTreeSet<&str> = filled.iter().map(|&e| p.events[e].label.as_str()).collect();
         let expected: BTreeSet<String> = (0..5).map(|i| format!("take_first_{i}")).collect();
         assert_eq!(labels, expected.iter().map(String::as_str).collect(), "{view}");
         assert!(graph_label(&t).contains("filled: the first deadlock configuration found (5 events)"));
@@ -355,11 +353,9 @@ fn deadlock_highlight_through_the_command_line() {
     let t = qpor_ok(&["dot", f, "--view", "prefix", "--highlight", "deadlock"]);
     assert_renders(f, &t);
     let g = parse_dot(&t);
-    let filled: BTreeSet<&str> = g
-        .nodes
-        .iter()
-        .filter(|(id, _)| is_event(id) && g.node_attr(id, "fillcolor") == Some("gold"))
-        .map(|(id, _)| p.events[id[1..].parse::<usize>().unwrap()].label.as_str())
+    let filled: BTreeSet<&str> = filled_events(&g)
+        .into_iter()
+        .map(|e| p.events[e as usize].label.as_str())
         .collect();
     assert!(
         !filled.is_empty() && filled.iter().all(|l| l.starts_with("lock fork[")),
@@ -732,13 +728,7 @@ fn deadlock_highlight_fills_the_philosophers_deadlock() {
     for dot_text in [prefix_dot(&p, &opts), pes_dot(&p, &opts)] {
         assert_renders("highlight", &dot_text);
         let g = parse_dot(&dot_text);
-        let filled: Vec<u32> = g
-            .nodes
-            .iter()
-            .filter(|(id, _)| is_event(id) && g.node_attr(id, "fillcolor") == Some("gold"))
-            .map(|(id, _)| id[1..].parse().unwrap())
-            .collect();
-        assert_eq!(filled, events);
+        assert_eq!(filled_events(&g), events);
     }
     // The dead marking: each philosopher holds its first fork.
     let g = parse_dot(&prefix_dot(&p, &opts));
