@@ -11,8 +11,9 @@
 //! * **The stubborn-set search next**, then QPOR, then the explicit search. On the MCC
 //!   development nets, 10 s each, the stubborn search alone decided 96 of 121, QPOR 59,
 //!   the explicit search 40 (benches/README.md, "The MCC development nets"); on the
-//!   shipped programs at large sizes it decided 8 of 9 in 30 s where QPOR decided 6, and
-//!   was faster on 6 of the 8 both decided ("Stubborn, explicit and QPOR on programs").
+//!   shipped programs at large sizes it decided 7 of 9 in 30 s, as QPOR did but not the
+//!   same ones, and was faster on 4 of the 6 both decided (benches/README.md, "Stubborn,
+//!   explicit and QPOR on the shipped programs").
 //!   QPOR still decides some that the stubborn search does not (many states, few
 //!   maximal configurations: deadlock-free philosophers, where cutoffs fold the cycles),
 //!   so it takes the walk's core when the walk's slice ends. The explicit search stores a
