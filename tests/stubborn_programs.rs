@@ -184,7 +184,7 @@ fn statement(
     let m = a % 2;
     let v = b % 3;
     let n = spec.processes.len();
-    let other = (p + 1 + a as usize % (n - 1).max(1)) % n;
+    let other = other_process(p, a, n);
     let mut next = at + 1;
     let body = |out: &mut String, next: &mut usize| {
         if *next < code.len() && depth < 3 {
@@ -239,13 +239,17 @@ fn statement(
     next
 }
 
+/// The process other than `p` (of `n`) that code argument `a` names in a spawn or join.
+fn other_process(p: usize, a: u8, n: usize) -> usize {
+    (p + 1 + a as usize % (n - 1).max(1)) % n
+}
+
 /// Whether some statement of `spec` spawns process `q` (as [`statement`] renders them).
 fn spawned(spec: &ProgramSpec, q: usize) -> bool {
     let n = spec.processes.len();
     spec.processes.iter().enumerate().any(|(p, code)| {
-        code.iter().any(|&(kind, a, _)| {
-            kind == 18 && (p + 1 + a as usize % (n - 1).max(1)) % n == q && q >= spec.started
-        })
+        code.iter()
+            .any(|&(kind, a, _)| kind == 18 && other_process(p, a, n) == q && q >= spec.started)
     })
 }
 

@@ -121,21 +121,20 @@ impl Engine for Stubborn {
     }
 
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
-        let net = match model {
-            Model::Net(net) if !self.options.system.one_safe_watch => net,
-            Model::Net(_) => {
-                return Err(ModelError::new(
-                    "the stubborn engine keeps deadlocks, not the OneSafe question's markings".to_string(),
-                )
-                .into())
+        match model {
+            Model::Net(_) if self.options.system.one_safe_watch => Err(ModelError::new(
+                "the stubborn engine keeps deadlocks, not the OneSafe question's markings".to_string(),
+            )
+            .into()),
+            Model::Net(net) => {
+                let sys = NetSystem::new(net, self.options.system.decomposition_of(net))?;
+                Ok(search_net(&sys, &self.options, budget, observer)?)
             }
             Model::Program(prog) => {
                 let sys = prog.system()?;
-                return Ok(search_program(&sys, &self.options, budget, observer)?);
+                Ok(search_program(&sys, &self.options, budget, observer)?)
             }
-        };
-        let sys = NetSystem::new(net, self.options.system.decomposition_of(net))?;
-        Ok(search_net(&sys, &self.options, budget, observer)?)
+        }
     }
 }
 
@@ -153,7 +152,7 @@ pub fn search_net(
         enabled: Vec::new(),
         set: Vec::new(),
     };
-    search(sys, reduction, false, opts, budget, observer)
+    search(sys, reduction, opts, budget, observer)
 }
 
 /// Runs the stubborn-set search on the program system `sys` and reports its deadlocks,
@@ -168,11 +167,15 @@ pub fn search_program(
         sys,
         rules: ProgramStubborn::new(sys.program().num_instances()),
     };
-    search(sys, reduction, true, opts, budget, observer)
+    search(sys, reduction, opts, budget, observer)
 }
 
 /// How the stubborn set is chosen at a state: the rules of one kind of system.
 trait Reduction {
+    /// Whether the system has faults, which the search keeps only with the cycle proviso
+    /// (see the module doc).
+    const CYCLE_PROVISO: bool;
+
     /// Marks in `chosen` (cleared first, then parallel to `steps`, the steps enabled at
     /// `state`, not empty) the steps of a deadlock-preserving stubborn set, at least one.
     fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>);
@@ -188,6 +191,8 @@ struct NetReduction<'s, 'n> {
 }
 
 impl Reduction for NetReduction<'_, '_> {
+    const CYCLE_PROVISO: bool = false;
+
     fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>) {
         self.enabled.clear();
         self.enabled.extend(steps.iter().map(|s| s.action.0));
@@ -205,17 +210,18 @@ struct ProgramReduction<'s, 'p> {
 }
 
 impl Reduction for ProgramReduction<'_, '_> {
+    const CYCLE_PROVISO: bool = true;
+
     fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>) {
         self.rules.stubborn(self.sys, state, steps, chosen);
     }
 }
 
-/// The search, for any system and its rules. With `cycle_proviso`, a state one of whose
-/// reduced successors closes a cycle is expanded fully (see the module doc).
+/// The search, for any system and its rules. With the rules' cycle proviso, a state one of
+/// whose reduced successors closes a cycle is expanded fully (see the module doc).
 fn search<S: System + ?Sized, R: Reduction>(
     sys: &S,
     reduction: R,
-    cycle_proviso: bool,
     opts: &StubbornOptions,
     budget: &Budget,
     observer: &mut dyn Observer,
@@ -223,7 +229,6 @@ fn search<S: System + ?Sized, R: Reduction>(
     let mut search = Search {
         sys,
         reduction,
-        cycle_proviso,
         opts,
         start: Instant::now(),
         tree: SearchTree::new(&sys.initial_state()),
@@ -232,7 +237,6 @@ fn search<S: System + ?Sized, R: Reduction>(
         chosen: Vec::new(),
         enabled: Vec::new(),
         steps: Vec::new(),
-        scratch: Vec::new(),
         last_progress: 0.0,
         edges_at_clock: 0,
     };
@@ -243,7 +247,6 @@ fn search<S: System + ?Sized, R: Reduction>(
 struct Search<'s, S: System + ?Sized, R> {
     sys: &'s S,
     reduction: R,
-    cycle_proviso: bool,
     opts: &'s StubbornOptions,
     start: Instant,
     tree: SearchTree,
@@ -256,8 +259,6 @@ struct Search<'s, S: System + ?Sized, R> {
     chosen: Vec<bool>,
     /// Per action id, its step (the touch set of an action never changes).
     steps: Vec<Option<Step>>,
-    /// A state read back from the store.
-    scratch: Vec<Local>,
     /// When progress was last reported, and the edge count at the last clock reading.
     last_progress: f64,
     edges_at_clock: u64,
@@ -296,9 +297,12 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         let mut frames: Vec<Frame> = Vec::new();
         let mut arena: Vec<ActionId> = Vec::new();
         let mut on_path = FixedBitSet::with_capacity(1024);
+        // `cur` holds state `in_cur`: a frame's state is read back only after a deeper one.
         let mut cur = Vec::new();
+        let mut in_cur = 0u32;
         let mut next = Vec::new();
-        match self.expand(0, &mut cur, &mut arena, budget, observer)? {
+        self.tree.states.get(0, &mut cur);
+        match self.expand(0, &cur, &mut arena, budget, observer)? {
             Expansion::Steps(f) => {
                 on_path.insert(0);
                 frames.push(f);
@@ -315,22 +319,27 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
             }
             let (id, action) = (top.id, arena[top.next as usize]);
             top.next += 1;
-            self.tree.states.get(id, &mut cur);
+            if in_cur != id {
+                self.tree.states.get(id, &mut cur);
+                in_cur = id;
+            }
             let (nid, new) = self.fire(id, &cur, action, &mut next)?;
             if !new {
-                if self.cycle_proviso && on_path.contains(nid as usize) && top.end < top.rest_end {
+                if R::CYCLE_PROVISO && on_path.contains(nid as usize) && top.end < top.rest_end {
                     self.counters.cycle_expansions += 1;
                     top.end = top.rest_end;
                 }
                 continue;
             }
-            if let Some(end) = self.after_new(nid, action)? {
+            if let Some(end) = self.after_new(nid, &next, action)? {
                 return Ok(end.reason());
             }
             if self.found.is_faulty(nid) {
                 continue;
             }
-            match self.expand(nid, &mut cur, &mut arena, budget, observer)? {
+            std::mem::swap(&mut cur, &mut next);
+            in_cur = nid;
+            match self.expand(nid, &cur, &mut arena, budget, observer)? {
                 Expansion::Steps(f) => {
                     on_path.grow(nid as usize + 1);
                     on_path.insert(nid as usize);
@@ -363,7 +372,8 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                 continue;
             }
             steps.clear();
-            let mut frame = match self.expand(id, &mut cur, &mut steps, budget, observer)? {
+            self.tree.states.get(id, &mut cur);
+            let mut frame = match self.expand(id, &cur, &mut steps, budget, observer)? {
                 Expansion::Steps(f) => f,
                 Expansion::Dead => continue,
                 Expansion::End(end) => return Ok(end.reason()),
@@ -375,11 +385,11 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                 let (nid, new) = self.fire(id, &cur, action, &mut next)?;
                 back |= !new && nid <= id;
                 if new {
-                    if let Some(end) = self.after_new(nid, action)? {
+                    if let Some(end) = self.after_new(nid, &next, action)? {
                         return Ok(end.reason());
                     }
                 }
-                if frame.next == frame.end && back && self.cycle_proviso && frame.end < frame.rest_end {
+                if frame.next == frame.end && back && R::CYCLE_PROVISO && frame.end < frame.rest_end {
                     self.counters.cycle_expansions += 1;
                     frame.end = frame.rest_end;
                 }
@@ -388,14 +398,14 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         Ok(None)
     }
 
-    /// Expands state `id` (read into `cur`): reads the clock now and then, finds the
+    /// Expands state `id` (`cur`): reads the clock now and then, finds the
     /// enabled steps, records a dead state, else appends their actions to `actions`, the
     /// reduced ones first (and the others only with the cycle proviso), and gives their
     /// frame.
     fn expand(
         &mut self,
         id: u32,
-        cur: &mut Vec<Local>,
+        cur: &[Local],
         actions: &mut Vec<ActionId>,
         budget: &Budget,
         observer: &mut dyn Observer,
@@ -412,7 +422,6 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                 self.report_progress(observer, secs);
             }
         }
-        self.tree.states.get(id, cur);
         self.counters.expanded += 1;
         let mut steps = std::mem::take(&mut self.enabled);
         steps.clear();
@@ -446,7 +455,7 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                     .map(|(s, _)| s.action),
             );
             let end = actions.len();
-            if self.cycle_proviso {
+            if R::CYCLE_PROVISO {
                 actions.extend(
                     steps
                         .iter()
@@ -495,11 +504,10 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         Ok(self.tree.add(next, id, action))
     }
 
-    /// Looks at a new state `nid` reached by `action`: records a fault, checks the state
-    /// limit. Returns `Some` when the search must end.
-    fn after_new(&mut self, nid: u32, action: ActionId) -> Result<Option<End>, ModelError> {
-        self.tree.states.get(nid, &mut self.scratch);
-        if let Some(msg) = fault_after(self.sys, &self.scratch, Some(self.step(action)?)) {
+    /// Looks at the new state `nid` (`state`) reached by `action`: records a fault, checks
+    /// the state limit. Returns `Some` when the search must end.
+    fn after_new(&mut self, nid: u32, state: &[Local], action: ActionId) -> Result<Option<End>, ModelError> {
+        if let Some(msg) = fault_after(self.sys, state, Some(self.step(action)?)) {
             self.found.fault(nid, msg);
             if !self.opts.all {
                 return Ok(Some(End::Found));
