@@ -55,6 +55,7 @@ mod parse;
 mod qpor;
 mod reduce;
 mod source;
+mod structural;
 mod stubborn;
 mod system;
 mod unfold;
@@ -63,9 +64,9 @@ mod walk;
 pub use check::{check, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
-    EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, Report, RunEnd,
-    RunResult, Settings, Silent, Stats, StepNames, StopReason, StoreCounters, StubbornCounters, Verdict,
-    WalkCounters, Witness, WitnessStep,
+    EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, ReductionSummary,
+    Report, RunEnd, RunResult, Settings, Silent, Stats, StepNames, StopReason, StoreCounters,
+    StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -78,8 +79,10 @@ pub use system::{
     classify_dead, find_fault, ActionId, CompId, DeadKind, Local, ModelError, Step, System, TouchSet,
 };
 
-/// P/T nets: the data, its ids, and its view as a component system.
+/// P/T nets: the data, its ids, its view as a component system, and the structural
+/// reductions that keep deadlocks both ways.
 pub mod net {
+    pub use crate::structural::{reduce, ReducedNet};
     pub use crate::system::net::{
         Decomposition, Net, NetSystem, Nupn, Place, PlaceId, TransId, Transition, Unit,
     };
@@ -163,7 +166,9 @@ pub mod render {
     pub use crate::export::decide::{alt_json, alt_text, cex_json, cex_text};
     pub use crate::export::info::{info_json, info_text, safeness_text};
     pub use crate::export::prefix_report::{outcome_json, outcome_text};
-    pub use crate::export::report::{report_json, report_text, stats_text, witness_json, TextOptions};
+    pub use crate::export::report::{
+        reduction_text, report_json, report_text, stats_text, witness_json, TextOptions,
+    };
 }
 
 /// Graphviz pictures: a net or program, a prefix as an occurrence net, its event

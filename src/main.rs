@@ -31,6 +31,8 @@ enum Command {
     Convert(cli::convert::ConvertArgs),
     /// Make an NP-hardness instance (PES, program or net) from a CNF formula.
     Reduce(cli::reduce::ReduceArgs),
+    /// Shrink a net with structural reductions that keep deadlocks, and write the result.
+    ReduceNet(cli::reduce_net::ReduceNetArgs),
     /// Answer a reduction instance with qpor's own Alt or cex (exit 0 yes, 1 no).
     Decide(cli::decide::DecideArgs),
     /// Draw a model, its unfolding prefix, its event structure or the QPOR exploration
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cli::info::run(a),
         Command::Convert(a) => cli::convert::run(a),
         Command::Reduce(a) => cli::reduce::run(a),
+        Command::ReduceNet(a) => cli::reduce_net::run(a),
         Command::Decide(a) => cli::decide::run(a),
         Command::Dot(a) => cli::dot::run(a),
         Command::Unfold(a) => cli::unfold::run(a),

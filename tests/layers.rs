@@ -7,8 +7,20 @@ use std::path::{Path, PathBuf};
 
 /// The library's modules, lowest first, as `src/lib.rs` lists them.
 const LAYERS: &[&str] = &[
-    "source", "system", "engine", "unfold", "parse", "explicit", "stubborn", "walk", "qpor", "check",
-    "reduce", "export", "mcc",
+    "source",
+    "system",
+    "engine",
+    "unfold",
+    "parse",
+    "explicit",
+    "stubborn",
+    "walk",
+    "qpor",
+    "structural",
+    "check",
+    "reduce",
+    "export",
+    "mcc",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -5,10 +5,11 @@
 //! of each other or of this module.
 
 mod portfolio;
+mod reduced;
 pub(crate) mod replay;
 mod schedule;
 
-use crate::engine::{Engine, EngineError, Observer, RunResult};
+use crate::engine::{Engine, EngineError, Observer, RunResult, StepNames};
 use crate::explicit::{Explicit, ExplicitOptions};
 use crate::qpor::{AltMode, Qpor, QporOptions};
 use crate::stubborn::{SearchOrder, Stubborn, StubbornOptions};
@@ -47,6 +48,12 @@ impl EngineChoice {
             EngineChoice::Walk => "walk",
             EngineChoice::Stubborn => "stubborn",
         }
+    }
+
+    /// Whether a check with this engine works on the reduced net unless told otherwise:
+    /// the portfolio does; a single engine explores the net as given.
+    pub fn reduces_by_default(self) -> bool {
+        self == EngineChoice::Auto
     }
 }
 
@@ -89,6 +96,10 @@ pub struct CheckOptions {
     pub seed: u64,
     /// List the states each witness passes through (`--witness states`).
     pub witness_states: bool,
+    /// Run the engines on the net reduced by the structural rules (`--reduce on|off`);
+    /// `None`: as the engine prefers ([`EngineChoice::reduces_by_default`]). Never for
+    /// `--all`, programs or the OneSafe view.
+    pub reduce: Option<bool>,
 }
 
 impl CheckOptions {
@@ -163,6 +174,29 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
 
 /// [`check`] on a model the engine threads share without copying it.
 pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
+    if let Some(net) = reduced::applies(model, opts) {
+        let mut opts = opts.clone();
+        opts.started.get_or_insert_with(Instant::now);
+        let reduction = reduced::reduce_for(net, &opts);
+        let mut inner = opts.clone();
+        inner.reduce = Some(false);
+        let small = Arc::new(Model::Net(reduction.net.clone()));
+        let mut report = check_shared(&small, &inner, observer)?;
+        let sys = model.system(&opts.system)?;
+        let mut names = StepNames::default();
+        for finding in &mut report.findings {
+            let mut lifted = reduced::lift_finding(&reduction, net, &*sys, finding, &mut names)?;
+            replay::replay(&*sys, &mut lifted, opts.witness_states).map_err(|e| {
+                EngineError::Internal(format!(
+                    "{} engine, lifted: {e}",
+                    report.answered_by.unwrap_or(report.engine)
+                ))
+            })?;
+            *finding = lifted;
+        }
+        report.reduction = Some(reduction.summary);
+        return Ok(report);
+    }
     let planned = plan(opts);
     let mut report = portfolio::run(model, opts, &planned, observer)?;
     if report.findings.is_empty() {

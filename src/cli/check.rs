@@ -70,9 +70,20 @@ pub struct CheckArgs {
     /// Give up (inconclusive, exit 3) when the process holds more than this many megabytes.
     #[arg(long, value_name = "MB")]
     max_memory: Option<u64>,
+    /// Nets: run the engines on the net shrunk by deadlock-preserving structural
+    /// reductions, and lift their witnesses back (default: on for auto, off for a single
+    /// engine; never with --all).
+    #[arg(long, value_enum, value_name = "on|off")]
+    reduce: Option<OnOff>,
     /// No progress line on stderr.
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -167,6 +178,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
             Some(OrderArg::Depth) | None => SearchOrder::Depth,
         },
         witness_states: a.witness.contains(&WitnessArg::States),
+        reduce: a.reduce.map(|r| r == OnOff::On),
     };
     let mut progress = ProgressLine::new(!a.quiet);
     let result = qpor::check_shared(&Arc::new(loaded.model), &opts, &mut progress);

@@ -17,6 +17,7 @@ pub mod dot;
 pub mod info;
 pub mod mcc;
 pub mod reduce;
+pub mod reduce_net;
 pub mod unfold;
 
 #[derive(Args, Clone)]

@@ -264,6 +264,34 @@ pub struct Report {
     /// With several engines: every engine of the schedule, how it ended and what it counted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub engines: Vec<EngineRun>,
+    /// When the engines ran on a structurally reduced net: how it was reduced. The
+    /// findings are those of the original net (lifted, then replayed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<ReductionSummary>,
+}
+
+/// What the structural reductions did to a net: sizes before and after, and how often
+/// each rule applied. In JSON `rules` is an object from rule name to count.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct ReductionSummary {
+    /// Places of the original net.
+    pub places_before: u64,
+    /// Places of the reduced net.
+    pub places_after: u64,
+    /// Transitions of the original net.
+    pub transitions_before: u64,
+    /// Transitions of the reduced net.
+    pub transitions_after: u64,
+    /// (rule name, applications), in the order the rules are tried; rules that never
+    /// applied are left out.
+    #[serde(serialize_with = "serialize_rules")]
+    pub rules: Vec<(&'static str, u64)>,
+    /// Time spent reducing, in seconds.
+    pub seconds: f64,
+}
+
+fn serialize_rules<S: Serializer>(rules: &[(&'static str, u64)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(rules.iter().map(|(name, n)| (*name, *n)))
 }
 
 /// How one engine of a portfolio ended.
@@ -356,6 +384,7 @@ impl Report {
             stats,
             answered_by: None,
             engines: Vec::new(),
+            reduction: None,
         }
     }
 

@@ -1,13 +1,15 @@
 //! Rendering of `qpor info`: a model's sizes and structure as text and JSON.
 
+use super::report::reduction_text;
+use crate::engine::ReductionSummary;
 use crate::system::invariants::Safeness;
 use crate::system::model::ModelInfo;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// Model information as text.
-pub fn info_text(model: &str, info: &ModelInfo) -> String {
+/// Model information as text, with what the structural reductions made of a net.
+pub fn info_text(model: &str, info: &ModelInfo, reduction: Option<&ReductionSummary>) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -37,6 +39,9 @@ pub fn info_text(model: &str, info: &ModelInfo) -> String {
             _ => {
                 let _ = writeln!(s, "  NUPN: none");
             }
+        }
+        if let Some(r) = reduction {
+            let _ = writeln!(s, "  structural reductions: {}", reduction_text(r));
         }
     }
     let mut kinds: Vec<(&str, usize)> = Vec::new();
@@ -99,6 +104,8 @@ struct NetJson {
     nupn_units: Option<usize>,
     structurally_safe: bool,
     safeness: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reduction: Option<ReductionSummary>,
 }
 
 #[derive(Serialize)]
@@ -107,8 +114,8 @@ struct ComponentJson<'i> {
     name: &'i str,
 }
 
-/// Model information as JSON.
-pub fn info_json(model: &str, info: &ModelInfo) -> Value {
+/// Model information as JSON, with what the structural reductions made of a net.
+pub fn info_json(model: &str, info: &ModelInfo, reduction: Option<&ReductionSummary>) -> Value {
     let view = InfoJson {
         model,
         kind: info.kind,
@@ -124,6 +131,7 @@ pub fn info_json(model: &str, info: &ModelInfo) -> Value {
             nupn_units: n.nupn_units,
             structurally_safe: n.safeness.is_safe(),
             safeness: safeness_text(&n.safeness),
+            reduction: reduction.cloned(),
         }),
         components: info
             .components

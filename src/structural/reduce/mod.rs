@@ -1,0 +1,260 @@
+//! Deadlock-preserving structural reductions of P/T nets (`qpor reduce-net`, and the
+//! pre-pass of `qpor check --reduce on`).
+//!
+//! [`reduce`] applies the rules of `rules` (removals: dead transitions, sink, constant and
+//! duplicate places, dominated transitions) and `agglomeration` (post- and
+//! pre-agglomeration) until none applies. Every rule keeps deadlocks both ways: the
+//! reduced net has a reachable dead marking iff the original has. Each rule's doc comment
+//! states its conditions and why.
+//!
+//! A witness found on the reduced net is lifted to the original net by
+//! [`ReducedNet::lift`]: the prefix the rules fired at the start, then each reduced
+//! transition replaced by the original firing sequence it stands for, then the transitions
+//! that pre-agglomeration deferred, fired while they can be (last rule first). The check
+//! replays the result on the original model like any other witness.
+//!
+//! Reductions keep the reachable markings of the places that stay (each is the
+//! projection of a reachable marking of the original), so a NUPN decomposition restricted
+//! to those places still holds and is kept.
+
+mod agglomeration;
+mod rules;
+mod work;
+
+use crate::engine::{Budget, ReductionSummary};
+use crate::system::net::{Net, Nupn, Place, PlaceId, TransId, Transition, Unit};
+use std::time::Instant;
+use work::WorkNet;
+
+/// The rules, in the order they are tried (cheap removals first).
+const RULES: [Rule; 7] = [
+    Rule::DeadTransition,
+    Rule::SinkPlace,
+    Rule::ConstantPlace,
+    Rule::DuplicatePlace,
+    Rule::DominatedTransition,
+    Rule::PostAgglomeration,
+    Rule::PreAgglomeration,
+];
+
+/// A reduction rule.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Rule {
+    DeadTransition,
+    SinkPlace,
+    ConstantPlace,
+    DuplicatePlace,
+    DominatedTransition,
+    PostAgglomeration,
+    PreAgglomeration,
+}
+
+impl Rule {
+    fn name(self) -> &'static str {
+        match self {
+            Rule::DeadTransition => "dead-transition",
+            Rule::SinkPlace => "sink-place",
+            Rule::ConstantPlace => "constant-place",
+            Rule::DuplicatePlace => "duplicate-place",
+            Rule::DominatedTransition => "dominated-transition",
+            Rule::PostAgglomeration => "post-agglomeration",
+            Rule::PreAgglomeration => "pre-agglomeration",
+        }
+    }
+
+    /// Applies the rule to every candidate of the current net; how many it applied to.
+    fn apply(self, net: &mut WorkNet) -> u64 {
+        let adj = net.adjacency();
+        match self {
+            Rule::DeadTransition => rules::dead_transitions(net, &adj),
+            Rule::SinkPlace => rules::sink_places(net, &adj),
+            Rule::ConstantPlace => rules::constant_places(net, &adj),
+            Rule::DuplicatePlace => rules::duplicate_places(net, &adj),
+            Rule::DominatedTransition => rules::dominated_transitions(net),
+            Rule::PostAgglomeration => agglomeration::post_agglomeration(net, &adj),
+            Rule::PreAgglomeration => agglomeration::pre_agglomeration(net, &adj),
+        }
+    }
+}
+
+/// A net reduced by [`reduce`], with what it takes to lift its witnesses.
+#[derive(Clone, Debug)]
+pub struct ReducedNet {
+    /// The reduced net. Places and transitions keep their ids and names; a transition
+    /// built by agglomeration keeps those of the original transition it was built on.
+    pub net: Net,
+    /// Sizes before and after, and the rules applied.
+    pub summary: ReductionSummary,
+    /// Per transition of `net`: the original firing sequence it stands for.
+    expansion: Vec<Vec<TransId>>,
+    /// Original transitions fired before anything else.
+    prefix: Vec<TransId>,
+    /// Deferred original firing sequences, fired while they can be after a witness; the
+    /// last one first.
+    finish: Vec<Vec<TransId>>,
+}
+
+/// Most original transitions a lift may fire to finish a witness; beyond it the lift
+/// fails (a net whose deferred transitions fire this often has huge token counts).
+const MAX_FINISH_FIRINGS: usize = 10_000_000;
+
+impl ReducedNet {
+    /// The original firing sequence that transition `t` of the reduced net stands for.
+    pub fn expansion(&self, t: TransId) -> &[TransId] {
+        &self.expansion[t.index()]
+    }
+
+    /// The firing sequence of `original` (the net given to [`reduce`]) that corresponds to
+    /// the firing sequence `steps` of the reduced net. When `steps` reaches a dead marking
+    /// of the reduced net, the result reaches a dead marking of the original. An error
+    /// means a step could not be fired on the original: a bug of a rule.
+    pub fn lift(&self, original: &Net, steps: &[TransId]) -> Result<Vec<TransId>, String> {
+        let mut marking = original.initial_marking();
+        let mut seq = self.prefix.clone();
+        for &t in steps {
+            let expansion = self
+                .expansion
+                .get(t.index())
+                .ok_or_else(|| format!("the reduced net has no transition {}", t.0))?;
+            seq.extend_from_slice(expansion);
+        }
+        for (i, &t) in seq.iter().enumerate() {
+            if !fire(original, &mut marking, t) {
+                let name = original.transitions[t.index()].label();
+                return Err(format!("lifted step {} ({name}) is not enabled", i + 1));
+            }
+        }
+        let mut fired = 0;
+        for deferred in self.finish.iter().rev() {
+            loop {
+                let mut next = marking.clone();
+                if !deferred.iter().all(|&t| fire(original, &mut next, t)) {
+                    break;
+                }
+                marking = next;
+                seq.extend_from_slice(deferred);
+                fired += deferred.len();
+                if fired > MAX_FINISH_FIRINGS {
+                    return Err(format!(
+                        "finishing the witness takes more than {MAX_FINISH_FIRINGS} firings"
+                    ));
+                }
+            }
+        }
+        Ok(seq)
+    }
+}
+
+/// Fires `t` of `net` in `marking` if it is enabled; whether it was.
+fn fire(net: &Net, marking: &mut [u32], t: TransId) -> bool {
+    let tr = &net.transitions[t.index()];
+    let enabled = tr.pre.iter().all(|&(p, w)| marking[p.index()] >= w)
+        && tr.read.iter().all(|&p| marking[p.index()] >= 1);
+    if !enabled {
+        return false;
+    }
+    for &(p, w) in &tr.pre {
+        marking[p.index()] -= w;
+    }
+    for &(p, w) in &tr.post {
+        marking[p.index()] = marking[p.index()].saturating_add(w);
+    }
+    true
+}
+
+/// Reduces `net` with every rule until none applies or the budget runs out (the net
+/// reduced so far is as good: every rule application keeps deadlocks on its own).
+pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
+    let start = Instant::now();
+    let mut work = WorkNet::new(net);
+    let mut counts = [0u64; RULES.len()];
+    'rounds: while budget.exhausted().is_none() {
+        for (i, rule) in RULES.iter().enumerate() {
+            let applied = rule.apply(&mut work);
+            if applied > 0 {
+                counts[i] += applied;
+                continue 'rounds;
+            }
+        }
+        break;
+    }
+    let rules = RULES
+        .iter()
+        .zip(counts)
+        .filter(|&(_, n)| n > 0)
+        .map(|(r, n)| (r.name(), n))
+        .collect();
+    let (reduced, expansion) = compact(net, &work);
+    let summary = ReductionSummary {
+        places_before: net.places.len() as u64,
+        places_after: reduced.places.len() as u64,
+        transitions_before: net.transitions.len() as u64,
+        transitions_after: reduced.transitions.len() as u64,
+        rules,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    ReducedNet {
+        net: reduced,
+        summary,
+        expansion,
+        prefix: work.prefix,
+        finish: work.finish,
+    }
+}
+
+/// The alive part of `work` as a net of its own, and the expansion of each transition.
+fn compact(net: &Net, work: &WorkNet) -> (Net, Vec<Vec<TransId>>) {
+    let mut index = vec![None; work.places.len()];
+    let mut places = Vec::new();
+    for p in work.alive_places() {
+        index[p as usize] = Some(PlaceId(places.len() as u32));
+        let original = &net.places[p as usize];
+        places.push(Place {
+            id: original.id.clone(),
+            name: original.name.clone(),
+            initial: work.places[p as usize].initial,
+        });
+    }
+    let arcs = |arcs: &[(u32, u32)]| -> Vec<(PlaceId, u32)> {
+        arcs.iter()
+            .filter_map(|&(p, w)| Some((index[p as usize]?, w)))
+            .collect()
+    };
+    let mut transitions = Vec::new();
+    let mut expansion = Vec::new();
+    for t in work.alive_transitions() {
+        let original = &net.transitions[t as usize];
+        let tr = &work.trans[t as usize];
+        transitions.push(Transition {
+            id: original.id.clone(),
+            name: original.name.clone(),
+            pre: arcs(&tr.pre),
+            post: arcs(&tr.post),
+            read: tr.read.iter().filter_map(|&p| index[p as usize]).collect(),
+        });
+        expansion.push(tr.expansion.clone());
+    }
+    let nupn = net.nupn.as_ref().map(|n| Nupn {
+        units: n
+            .units
+            .iter()
+            .map(|u| Unit {
+                id: u.id.clone(),
+                places: u.places.iter().filter_map(|p| index[p.index()]).collect(),
+                subunits: u.subunits.clone(),
+            })
+            .collect(),
+        root: n.root,
+        safe: n.safe,
+    });
+    let reduced = Net {
+        name: net.name.clone(),
+        places,
+        transitions,
+        nupn,
+    };
+    (reduced, expansion)
+}
+
+#[cfg(test)]
+mod tests;

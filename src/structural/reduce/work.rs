@@ -1,0 +1,198 @@
+//! The net being reduced: the original's places and transitions, each alive or removed,
+//! with the arcs the rules have rewritten, and the original firing sequence each surviving
+//! transition stands for.
+
+use crate::system::net::{Net, TransId};
+
+/// A place of the net being reduced (indexed as in the original net).
+#[derive(Clone, Debug)]
+pub(super) struct WorkPlace {
+    /// Still in the net.
+    pub(super) alive: bool,
+    /// Tokens in the initial marking of the reduced net.
+    pub(super) initial: u32,
+}
+
+/// A transition of the net being reduced (indexed as in the original net: an agglomerated
+/// transition keeps the index of the one it was built on).
+#[derive(Clone, Debug)]
+pub(super) struct WorkTrans {
+    /// Still in the net.
+    pub(super) alive: bool,
+    /// Input arcs (place index, weight), sorted by place.
+    pub(super) pre: Vec<(u32, u32)>,
+    /// Output arcs (place index, weight), sorted by place.
+    pub(super) post: Vec<(u32, u32)>,
+    /// Places read, sorted.
+    pub(super) read: Vec<u32>,
+    /// The original transitions one firing of this one stands for, in firing order.
+    pub(super) expansion: Vec<TransId>,
+}
+
+impl WorkTrans {
+    /// Weight of the input arc from `p` (0 if none).
+    pub(super) fn pre_weight(&self, p: u32) -> u32 {
+        weight(&self.pre, p)
+    }
+
+    /// Weight of the output arc to `p` (0 if none).
+    pub(super) fn post_weight(&self, p: u32) -> u32 {
+        weight(&self.post, p)
+    }
+
+    /// Whether it reads `p`.
+    pub(super) fn reads(&self, p: u32) -> bool {
+        self.read.binary_search(&p).is_ok()
+    }
+
+    /// Tokens on `p` without which it is not enabled: its input weight, or 1 for a read.
+    pub(super) fn need(&self, p: u32) -> u32 {
+        self.pre_weight(p).max(u32::from(self.reads(p)))
+    }
+
+    /// (place, tokens needed) for every place it needs, sorted by place.
+    pub(super) fn needs(&self) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = self.pre.clone();
+        for &p in &self.read {
+            match v.binary_search_by_key(&p, |&(q, _)| q) {
+                Ok(_) => {}
+                Err(i) => v.insert(i, (p, 1)),
+            }
+        }
+        v
+    }
+
+    /// (place, post − pre) for every place whose marking it changes, sorted by place.
+    pub(super) fn effect(&self) -> Vec<(u32, i64)> {
+        let mut v = Vec::with_capacity(self.pre.len() + self.post.len());
+        let (mut i, mut j) = (0, 0);
+        while i < self.pre.len() || j < self.post.len() {
+            let p = match (self.pre.get(i), self.post.get(j)) {
+                (Some(&(a, _)), Some(&(b, _))) => a.min(b),
+                (Some(&(a, _)), None) => a,
+                (None, Some(&(b, _))) => b,
+                (None, None) => unreachable!("the loop condition"),
+            };
+            let d = i64::from(self.post_weight(p)) - i64::from(self.pre_weight(p));
+            if d != 0 {
+                v.push((p, d));
+            }
+            if self.pre.get(i).is_some_and(|&(q, _)| q == p) {
+                i += 1;
+            }
+            if self.post.get(j).is_some_and(|&(q, _)| q == p) {
+                j += 1;
+            }
+        }
+        v
+    }
+}
+
+fn weight(arcs: &[(u32, u32)], p: u32) -> u32 {
+    arcs.binary_search_by_key(&p, |&(q, _)| q)
+        .map(|i| arcs[i].1)
+        .unwrap_or(0)
+}
+
+/// Which alive transitions consume, produce and read each place.
+pub(super) struct Adjacency {
+    /// Per place: transitions with an input arc from it.
+    pub(super) consumers: Vec<Vec<u32>>,
+    /// Per place: transitions with an output arc to it.
+    pub(super) producers: Vec<Vec<u32>>,
+    /// Per place: transitions reading it.
+    pub(super) readers: Vec<Vec<u32>>,
+}
+
+/// The net being reduced, and what the rules have recorded so far.
+pub(super) struct WorkNet {
+    pub(super) places: Vec<WorkPlace>,
+    pub(super) trans: Vec<WorkTrans>,
+    /// Original transitions fired from the original initial marking to reach this net's
+    /// initial marking.
+    pub(super) prefix: Vec<TransId>,
+    /// Firing sequences of the original net (transitions removed by pre-agglomeration)
+    /// to fire, while they can be fired, after a lifted witness; in the order they were
+    /// recorded (a lift takes them last first).
+    pub(super) finish: Vec<Vec<TransId>>,
+}
+
+impl WorkNet {
+    /// The original net, nothing removed.
+    pub(super) fn new(net: &Net) -> WorkNet {
+        let places = net
+            .places
+            .iter()
+            .map(|p| WorkPlace {
+                alive: true,
+                initial: p.initial,
+            })
+            .collect();
+        let trans = net
+            .transitions
+            .iter()
+            .enumerate()
+            .map(|(i, t)| WorkTrans {
+                alive: true,
+                pre: t.pre.iter().map(|&(p, w)| (p.0, w)).collect(),
+                post: t.post.iter().map(|&(p, w)| (p.0, w)).collect(),
+                read: t.read.iter().map(|p| p.0).collect(),
+                expansion: vec![TransId(i as u32)],
+            })
+            .collect();
+        WorkNet {
+            places,
+            trans,
+            prefix: Vec::new(),
+            finish: Vec::new(),
+        }
+    }
+
+    /// The indices of the alive transitions.
+    pub(super) fn alive_transitions(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.trans.len() as u32).filter(|&t| self.trans[t as usize].alive)
+    }
+
+    /// The indices of the alive places.
+    pub(super) fn alive_places(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.places.len() as u32).filter(|&p| self.places[p as usize].alive)
+    }
+
+    /// Who consumes, produces and reads each place, among the alive transitions.
+    pub(super) fn adjacency(&self) -> Adjacency {
+        let n = self.places.len();
+        let mut adj = Adjacency {
+            consumers: vec![Vec::new(); n],
+            producers: vec![Vec::new(); n],
+            readers: vec![Vec::new(); n],
+        };
+        for t in self.alive_transitions() {
+            let tr = &self.trans[t as usize];
+            for &(p, _) in &tr.pre {
+                adj.consumers[p as usize].push(t);
+            }
+            for &(p, _) in &tr.post {
+                adj.producers[p as usize].push(t);
+            }
+            for &p in &tr.read {
+                adj.readers[p as usize].push(t);
+            }
+        }
+        adj
+    }
+
+    /// Removes place `p` and every arc to or from it.
+    pub(super) fn remove_place(&mut self, p: u32, adj: &Adjacency) {
+        self.places[p as usize].alive = false;
+        let touching = adj.consumers[p as usize]
+            .iter()
+            .chain(&adj.producers[p as usize])
+            .chain(&adj.readers[p as usize]);
+        for &t in touching {
+            let tr = &mut self.trans[t as usize];
+            tr.pre.retain(|&(q, _)| q != p);
+            tr.post.retain(|&(q, _)| q != p);
+            tr.read.retain(|&q| q != p);
+        }
+    }
+}
