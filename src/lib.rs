@@ -2,7 +2,8 @@
 //! language — as component systems, unfolds them into prime event structures and finds
 //! their deadlocks with Quasi-Optimal Partial Order Reduction (Nguyen, Rodríguez, Sousa,
 //! Coti, Petrucci, CAV'18), an explicit-state search, a stubborn-set search and random
-//! walks, run together as a portfolio by default.
+//! walks, and proves deadlock freedom of nets from their structure (reductions that keep
+//! deadlocks, the state equation), all run together as a portfolio by default.
 //!
 //! # Using the library
 //! Load a model ([`load`]), check it ([`check`] with [`CheckOptions`], or one engine
@@ -35,11 +36,13 @@
 //! 6. `explicit`, `stubborn`, `walk`, `qpor`: the engines (breadth-first search; the
 //!    stubborn-set search, which stores states as the explicit one does; random walks;
 //!    Algorithm 1 with Alt);
-//! 7. `check`: the dispatcher, the one place that knows every engine — the schedule, the
+//! 7. `structural`: reductions of nets that keep deadlocks, and the state-equation
+//!    proof of deadlock freedom (the `lp` engine);
+//! 8. `check`: the dispatcher, the one place that knows every engine — the schedule, the
 //!    portfolio's threads, the replay of every witness;
-//! 8. `reduce`: the NP-hardness reductions and their deciders;
-//! 9. `export`: the writers — nets, reports, instance files, Graphviz pictures;
-//! 10. `mcc`: the Model Checking Contest's interface ([`answer_mcc`]).
+//! 9. `reduce`: the NP-hardness reductions and their deciders;
+//! 10. `export`: the writers — nets, reports, instance files, Graphviz pictures;
+//! 11. `mcc`: the Model Checking Contest's interface ([`answer_mcc`]).
 //!
 //! The `qpor` binary (`src/main.rs`, `src/cli/`) uses only this public face.
 
@@ -64,9 +67,9 @@ mod walk;
 pub use check::{check, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
-    EngineRun, ExplicitCounters, Finding, FindingKind, Observer, Progress, QporCounters, ReductionSummary,
-    Report, RunEnd, RunResult, Settings, Silent, Stats, StepNames, StopReason, StoreCounters,
-    StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
+    EngineRun, ExplicitCounters, Finding, FindingKind, LpCounters, Observer, Progress, QporCounters,
+    ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, Stats, StepNames, StopReason,
+    StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -128,6 +131,10 @@ pub mod engines {
     /// the enabled steps (P/T nets and programs).
     pub mod stubborn {
         pub use crate::stubborn::{search_net, search_program, SearchOrder, Stubborn, StubbornOptions};
+    }
+    /// The state equation with trap constraints (Z3): proves deadlock freedom of nets.
+    pub mod lp {
+        pub use crate::structural::{Lp, LpOptions};
     }
     /// Random walks: finds deadlocks in huge state spaces, never proves their absence.
     pub mod walk {

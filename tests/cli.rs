@@ -280,7 +280,11 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
     let by = v["answered_by"].as_str().unwrap();
     let engines = v["engines"].as_array().unwrap();
     let names: Vec<&str> = engines.iter().map(|e| e["engine"].as_str().unwrap()).collect();
-    assert_eq!(names, ["walk", "stubborn", "qpor", "explicit"]);
+    assert_eq!(names, ["walk", "lp", "stubborn", "qpor", "explicit"]);
+    // The portfolio ran on the reduced net, and says so; the witness is the original's.
+    assert_eq!(v["reduction"]["places_before"], 20, "{v}");
+    assert_eq!(v["reduction"]["rules"]["post-agglomeration"], 5, "{v}");
+    assert_eq!(v["witness"].as_array().unwrap().len(), 5, "{v}");
     let winner = engines.iter().find(|e| e["engine"] == by).unwrap();
     assert_eq!(winner["ended"], "answered");
     assert_eq!(winner["verdict"], "deadlock");
@@ -400,4 +404,62 @@ fn the_memory_limit_ends_the_run_inconclusive() {
     );
     let o = qpor_line("check --max-memory 0 models/nets/token-ring-5.pnml");
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn the_state_equation_proves_or_says_nothing() {
+    let o = qpor_line("check --engine lp --json models/mcc2023/Kanban-PT-00005.pnml");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(
+        (v["engine"].as_str(), v["verdict"].as_str()),
+        (Some("lp"), Some("no-deadlock"))
+    );
+    assert!(v["reduction"]["places_after"].as_u64() < v["reduction"]["places_before"].as_u64());
+    assert_eq!(v["stats"]["solver_calls"], 1, "{v}");
+    // A net that deadlocks: a dead solution, no verdict.
+    let o = qpor_line("check --engine lp models/nets/philosophers-5.pnml");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("state equation has a dead solution"),
+        "{}",
+        stdout(&o)
+    );
+    // Programs are not its business.
+    let o = qpor_line("check --engine lp models/proc/philosophers.proc");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("works on nets"), "{}", stderr(&o));
+}
+
+#[test]
+fn reduce_net_writes_a_net_that_checks_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("small.pnml");
+    let o = qpor(&[
+        "reduce-net",
+        "models/nets/philosophers-10.pnml",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("40 → 30 places, 30 → 20 transitions"),
+        "{}",
+        stderr(&o)
+    );
+    let o = qpor(&["check", "--engine", "explicit", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let o = qpor_line("reduce-net --json models/nets/philosophers-ordered-5.pnml");
+    let v = json(&o);
+    assert_eq!(v["reduction"]["places_after"], 0, "{v}");
+    let merged = v["merged"].as_array().unwrap();
+    assert!(
+        merged.iter().all(|m| m["fires"].as_array().unwrap().len() > 1),
+        "{v}"
+    );
+    let info = stdout(&qpor_line("info models/nets/philosophers-10.pnml"));
+    assert!(info.contains("structural reductions: 40 → 30 places"), "{info}");
+    let o = qpor_line("reduce-net models/proc/philosophers.proc");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("works on nets"), "{}", stderr(&o));
 }

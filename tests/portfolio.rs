@@ -32,7 +32,7 @@ proptest! {
         };
         let r = check(&Model::Net(net), &opts, &mut Silent).unwrap();
         prop_assert_eq!(r.engine, "auto");
-        prop_assert_eq!(r.engines.len(), if all { 3 } else { 4 });
+        prop_assert_eq!(r.engines.len(), if all { 4 } else { 5 });
         // The explicit member has no state limit here, so the portfolio always decides.
         prop_assert_eq!(r.verdict, oracle.verdict);
         let by = r.answered_by.expect("a conclusive portfolio names the engine that answered");

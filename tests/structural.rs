@@ -196,21 +196,32 @@ fn shipped_nets_keep_their_deadlocks() {
     assert!(compared >= 20, "only {compared} nets compared");
 }
 
-/// The random nets above exercise every rule: over 1 000 of them, each rule applies.
-#[test]
-fn the_random_nets_exercise_every_rule() {
+/// `count` random nets (the same ones every run) with up to `places` places and
+/// `transitions` transitions before chains and starters are added, weights and tokens up
+/// to 2, and read arcs.
+fn sample_nets(count: usize, places: usize, transitions: usize) -> Vec<Net> {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let strategy = (
-        random_net(2..=8, 1..=12, false, 2, 2),
-        prop::collection::vec((0usize..12, 0u8..3), 0..=8),
-        prop::collection::vec((0usize..12, 0usize..8), 0..=3),
+        random_net(2..=places, 1..=transitions, false, 2, 2),
+        prop::collection::vec((0..transitions, 0u8..3), 0..=places),
+        prop::collection::vec((0..transitions, 0..places), 0..=3),
     );
+    (0..count)
+        .map(|_| {
+            let (spec, cuts, reads) = strategy.new_tree(&mut runner).unwrap().current();
+            with_chains(&spec, &cuts, &reads)
+        })
+        .collect()
+}
+
+/// The random nets above exercise every rule: over 1 000 of them, each rule applies.
+#[test]
+fn the_random_nets_exercise_every_rule() {
     let mut seen = std::collections::BTreeMap::new();
-    for _ in 0..1000 {
-        let (spec, cuts, reads) = strategy.new_tree(&mut runner).unwrap().current();
-        let reduced = reduce(&with_chains(&spec, &cuts, &reads), &Budget::unlimited());
+    for net in sample_nets(1000, 8, 12) {
+        let reduced = reduce(&net, &Budget::unlimited());
         for (rule, n) in reduced.summary.rules {
             *seen.entry(rule).or_insert(0) += n;
         }
@@ -230,4 +241,89 @@ fn the_random_nets_exercise_every_rule() {
             "{rule} never applied: {seen:?}"
         );
     }
+}
+
+/// The state equation on `net`, through `check` without reductions: its verdict.
+fn lp_verdict(net: &Net) -> Verdict {
+    let opts = CheckOptions {
+        engine: EngineChoice::Lp,
+        reduce: Some(false),
+        ..CheckOptions::default()
+    };
+    check(&Model::Net(net.clone()), &opts, &mut Silent)
+        .unwrap()
+        .verdict
+}
+
+/// On random nets the state equation never claims deadlock freedom the oracle denies,
+/// reduced or not, and never reports a deadlock; and it proves some.
+#[test]
+fn the_state_equation_proves_only_true_deadlock_freedom() {
+    let (mut proved, mut compared) = (0, 0);
+    for net in sample_nets(800, 7, 10) {
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        let oracle = explore_within(&sys, false, Some(5_000));
+        if oracle.stopped.is_some() && oracle.verdict != Verdict::Deadlock {
+            continue;
+        }
+        compared += 1;
+        let plain = lp_verdict(&net);
+        assert_ne!(plain, Verdict::Deadlock, "{net:?}");
+        if plain == Verdict::NoDeadlock {
+            assert_eq!(oracle.verdict, Verdict::NoDeadlock, "a wrong proof on {net:?}");
+            proved += 1;
+        }
+        let reduced = check(
+            &Model::Net(net.clone()),
+            &CheckOptions {
+                engine: EngineChoice::Lp,
+                ..CheckOptions::default()
+            },
+            &mut Silent,
+        )
+        .unwrap();
+        if reduced.verdict == Verdict::NoDeadlock {
+            assert_eq!(
+                oracle.verdict,
+                Verdict::NoDeadlock,
+                "a wrong proof, reduced, on {net:?}"
+            );
+        }
+    }
+    assert!(compared > 500, "only {compared} nets compared");
+    assert!(proved >= 5, "only {proved} proofs");
+}
+
+/// The shipped MCC nets with their published answers: the state equation (after the
+/// reductions) proves deadlock freedom only where the contest's answer says there is no
+/// deadlock, and it proves most of those.
+#[test]
+fn the_state_equation_agrees_with_the_contest_on_the_shipped_nets() {
+    let verdicts = std::fs::read_to_string("models/mcc2023/verdicts.tsv").unwrap();
+    let (mut free, mut proved) = (0, 0);
+    for line in verdicts.lines().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let (name, deadlock) = (fields[0], fields[1] == "TRUE");
+        let path = format!("models/mcc2023/{name}.pnml");
+        let model = qpor::load(Path::new(&path), &Default::default()).unwrap().model;
+        let opts = CheckOptions {
+            engine: EngineChoice::Lp,
+            ..CheckOptions::default()
+        };
+        let r = check(&model, &opts, &mut Silent).unwrap();
+        assert_ne!(r.verdict, Verdict::Deadlock, "{name}");
+        if r.verdict == Verdict::NoDeadlock {
+            assert!(
+                !deadlock,
+                "{name}: a proof of deadlock freedom, but the net deadlocks"
+            );
+            proved += 1;
+        }
+        free += usize::from(!deadlock);
+        assert!(r.reduction.is_some(), "{name}: lp reduces by default");
+    }
+    assert!(
+        proved * 4 >= free * 3,
+        "{proved} of {free} deadlock-free nets proved"
+    );
 }

@@ -12,6 +12,7 @@ mod schedule;
 use crate::engine::{Engine, EngineError, Observer, RunResult, StepNames};
 use crate::explicit::{Explicit, ExplicitOptions};
 use crate::qpor::{AltMode, Qpor, QporOptions};
+use crate::structural::{Lp, LpOptions};
 use crate::stubborn::{SearchOrder, Stubborn, StubbornOptions};
 use crate::system::model::{Model, SystemOptions};
 use crate::unfold::cutoff::CutoffMode;
@@ -34,8 +35,11 @@ pub enum EngineChoice {
     Explicit,
     /// Random walks: finds deadlocks, never proves their absence.
     Walk,
-    /// A search over global states that fires only a stubborn set's transitions (nets).
+    /// A search over global states that fires only a stubborn set's transitions.
     Stubborn,
+    /// The state equation with trap constraints: proves deadlock freedom of nets, or
+    /// says nothing.
+    Lp,
 }
 
 impl EngineChoice {
@@ -47,13 +51,15 @@ impl EngineChoice {
             EngineChoice::Explicit => "explicit",
             EngineChoice::Walk => "walk",
             EngineChoice::Stubborn => "stubborn",
+            EngineChoice::Lp => "lp",
         }
     }
 
     /// Whether a check with this engine works on the reduced net unless told otherwise:
-    /// the portfolio does; a single engine explores the net as given.
+    /// the portfolio and the state equation do; an exploring engine explores the net as
+    /// given.
     pub fn reduces_by_default(self) -> bool {
-        self == EngineChoice::Auto
+        matches!(self, EngineChoice::Auto | EngineChoice::Lp)
     }
 }
 
@@ -144,6 +150,11 @@ impl CheckOptions {
         }
     }
 
+    /// The options of the state-equation engine.
+    pub fn lp(&self) -> LpOptions {
+        LpOptions { system: self.system }
+    }
+
     /// One engine, set up with its own options (`None` for [`EngineChoice::Auto`], which
     /// is several).
     pub fn build_engine(&self, choice: EngineChoice) -> Option<Box<dyn Engine + Send + Sync>> {
@@ -157,6 +168,7 @@ impl CheckOptions {
             EngineChoice::Stubborn => Box::new(Stubborn {
                 options: self.stubborn(),
             }),
+            EngineChoice::Lp => Box::new(Lp { options: self.lp() }),
         })
     }
 }
@@ -197,7 +209,7 @@ pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn 
         report.reduction = Some(reduction.summary);
         return Ok(report);
     }
-    let planned = plan(opts);
+    let planned = plan(opts, matches!(**model, Model::Net(_)));
     let mut report = portfolio::run(model, opts, &planned, observer)?;
     if report.findings.is_empty() {
         return Ok(report);

@@ -8,6 +8,10 @@
 //!   (fewer jobs than engines), or where nothing else would end it (no time limit), it
 //!   gets a slice: a tenth of the time limit (one second
 //!   without a limit), after which the next engine takes its core.
+//! * **The state equation** (nets): Z3 proves most deadlock-free nets it can prove in
+//!   a fraction of a second (the longest proof on the MCC development nets took 0.2 s),
+//!   and otherwise may search for long, so it runs beside the walk with a slice of its
+//!   own: a fifth of the time limit (five seconds without one).
 //! * **The stubborn-set search next**, then QPOR, then the explicit search. On the MCC
 //!   development nets, 10 s each, the stubborn search alone decided 96 of 121, QPOR 59,
 //!   the explicit search 40 (benches/README.md, "The MCC development nets"); on the
@@ -34,6 +38,12 @@ const WALK_SLICE_UNLIMITED: Duration = Duration::from_secs(1);
 /// The share of the time limit the walk gets when it shares cores.
 const WALK_SLICE_SHARE: f64 = 0.1;
 
+/// The state equation's slice without a time limit.
+const LP_SLICE_UNLIMITED: Duration = Duration::from_secs(5);
+
+/// The share of the time limit the state equation gets.
+const LP_SLICE_SHARE: f64 = 0.2;
+
 /// One engine of a schedule.
 #[derive(Clone, Debug)]
 pub(crate) struct Member {
@@ -56,9 +66,9 @@ pub(crate) struct Planned {
     pub portfolio: bool,
 }
 
-/// The schedule for a check with `opts`: one engine when `opts` names one, else the
-/// portfolio of the module comment.
-pub(crate) fn plan(opts: &CheckOptions) -> Planned {
+/// The schedule for a check with `opts` of a net (`is_net`) or a program: one engine when
+/// `opts` names one, else the portfolio of the module comment.
+pub(crate) fn plan(opts: &CheckOptions, is_net: bool) -> Planned {
     if opts.engine != EngineChoice::Auto {
         return Planned {
             members: vec![Member {
@@ -75,6 +85,11 @@ pub(crate) fn plan(opts: &CheckOptions) -> Planned {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let mut choices = vec![EngineChoice::Walk];
+    // The state equation proves deadlock freedom of nets, and says nothing about the
+    // OneSafe question.
+    if is_net && !opts.system.one_safe_watch {
+        choices.push(EngineChoice::Lp);
+    }
     // The stubborn search's states are a subset of the explicit one's, and every dead
     // state is among them.
     if !opts.system.one_safe_watch {
@@ -96,10 +111,25 @@ pub(crate) fn plan(opts: &CheckOptions) -> Planned {
             Some(limit) => limit.mul_f64(WALK_SLICE_SHARE),
             None => WALK_SLICE_UNLIMITED,
         });
-    // With one job, the first search after the walk gets half of what remains.
-    let first_search = choices.iter().copied().find(|c| *c != EngineChoice::Walk);
+    let lp_slice = choices
+        .contains(&EngineChoice::Lp)
+        .then(|| match opts.time_limit {
+            Some(limit) => limit.mul_f64(LP_SLICE_SHARE),
+            None => LP_SLICE_UNLIMITED,
+        });
+    // With one job, the first search after the walk and the state equation gets half of
+    // what remains.
+    let first_search = choices
+        .iter()
+        .copied()
+        .find(|c| !matches!(c, EngineChoice::Walk | EngineChoice::Lp));
     let first_slice = match (jobs, opts.time_limit) {
-        (1, Some(limit)) => Some(limit.saturating_sub(walk_slice.unwrap_or_default()) / 2),
+        (1, Some(limit)) => Some(
+            limit
+                .saturating_sub(walk_slice.unwrap_or_default())
+                .saturating_sub(lp_slice.unwrap_or_default())
+                / 2,
+        ),
         _ => None,
     };
     let members: Vec<Member> = choices
@@ -109,6 +139,8 @@ pub(crate) fn plan(opts: &CheckOptions) -> Planned {
             options: opts.clone(),
             slice: if choice == EngineChoice::Walk {
                 walk_slice
+            } else if choice == EngineChoice::Lp {
+                lp_slice
             } else if Some(choice) == first_search {
                 first_slice
             } else {
@@ -134,7 +166,7 @@ mod tests {
             engine: EngineChoice::Explicit,
             ..CheckOptions::default()
         };
-        let p = plan(&opts);
+        let p = plan(&opts, true);
         assert!(!p.portfolio);
         assert_eq!(p.members.len(), 1);
         assert_eq!(p.members[0].choice, EngineChoice::Explicit);
@@ -147,14 +179,19 @@ mod tests {
             time_limit: Some(Duration::from_secs(10)),
             ..CheckOptions::default()
         };
-        let two = plan(&opts(2));
+        let two = plan(&opts(2), false);
         assert_eq!(two.members[0].choice, EngineChoice::Walk);
         assert_eq!(two.members[0].slice, Some(Duration::from_secs(1)));
         assert_eq!(two.members[1].slice, None);
-        let one = plan(&opts(1));
+        let one = plan(&opts(1), false);
         assert_eq!(one.members[1].slice, Some(Duration::from_millis(4500)));
-        let four = plan(&opts(4));
+        let four = plan(&opts(4), false);
         assert!(four.members.iter().all(|m| m.slice.is_none()));
+        // On a net the state equation has its slice, and one job shares what is left.
+        let one = plan(&opts(1), true);
+        assert_eq!(one.members[1].choice, EngineChoice::Lp);
+        assert_eq!(one.members[1].slice, Some(Duration::from_secs(2)));
+        assert_eq!(one.members[2].slice, Some(Duration::from_millis(3500)));
     }
 
     #[test]
@@ -164,7 +201,14 @@ mod tests {
             ..CheckOptions::default()
         };
         let names = |p: Planned| p.members.iter().map(|m| m.choice.name()).collect::<Vec<_>>();
-        assert_eq!(names(plan(&opts)), ["walk", "stubborn", "qpor", "explicit"]);
+        assert_eq!(
+            names(plan(&opts, false)),
+            ["walk", "stubborn", "qpor", "explicit"]
+        );
+        assert_eq!(
+            names(plan(&opts, true)),
+            ["walk", "lp", "stubborn", "qpor", "explicit"]
+        );
         let one_safe = CheckOptions {
             system: SystemOptions {
                 one_safe_watch: true,
@@ -172,6 +216,6 @@ mod tests {
             },
             ..opts
         };
-        assert_eq!(names(plan(&one_safe)), ["walk", "explicit"]);
+        assert_eq!(names(plan(&one_safe, true)), ["walk", "explicit"]);
     }
 }

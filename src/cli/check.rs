@@ -17,8 +17,9 @@ pub const EXIT_INTERNAL: u8 = 4;
 pub struct CheckArgs {
     #[command(flatten)]
     model: ModelArgs,
-    /// The engine: auto runs the walk, then stubborn and qpor (nets) or qpor and explicit
-    /// (programs), and takes the first answer.
+    /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
+    /// and explicit, and takes the first answer; lp proves deadlock freedom of nets or
+    /// says nothing.
     #[arg(long, value_enum, default_value = "auto")]
     engine: EngineArg,
     /// auto: how many engines run at once (default: one per core).
@@ -93,6 +94,7 @@ enum EngineArg {
     Explicit,
     Walk,
     Stubborn,
+    Lp,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -121,8 +123,10 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         EngineArg::Explicit => EngineChoice::Explicit,
         EngineArg::Walk => EngineChoice::Walk,
         EngineArg::Stubborn => EngineChoice::Stubborn,
+        EngineArg::Lp => EngineChoice::Lp,
     };
-    if a.max_states.is_some() && matches!(engine, EngineChoice::Qpor | EngineChoice::Walk) {
+    if a.max_states.is_some() && matches!(engine, EngineChoice::Qpor | EngineChoice::Walk | EngineChoice::Lp)
+    {
         return Err(format!(
             "--max-states limits the explicit and stubborn engines; the {} engine stores no states{}",
             engine.name(),

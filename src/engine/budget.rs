@@ -122,6 +122,11 @@ pub enum StopReason {
     MemoryLimit(u64),
     /// Another engine answered first, or the user cancelled.
     Cancelled,
+    /// The state equation has a dead solution that no trap constraint rules out: the
+    /// `lp` engine cannot prove deadlock freedom (nor does it show a deadlock).
+    DeadSolution,
+    /// The solver gave up for a reason of its own.
+    SolverUnknown,
 }
 
 impl fmt::Display for StopReason {
@@ -132,6 +137,13 @@ impl fmt::Display for StopReason {
             StopReason::EventLimit(n) => write!(f, "event limit of {n} reached"),
             StopReason::MemoryLimit(mb) => write!(f, "memory limit of {mb} MB reached"),
             StopReason::Cancelled => write!(f, "cancelled"),
+            StopReason::DeadSolution => {
+                write!(
+                    f,
+                    "no proof: the state equation has a dead solution that no trap rules out"
+                )
+            }
+            StopReason::SolverUnknown => write!(f, "no proof: the solver gave up"),
         }
     }
 }

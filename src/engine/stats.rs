@@ -48,6 +48,8 @@ pub enum Counters {
     Walk(WalkCounters),
     /// The stubborn-set search.
     Stubborn(StubbornCounters),
+    /// The state equation.
+    Lp(LpCounters),
     /// A portfolio: each engine's counters are in its own entry of the report.
     Portfolio {
         /// Engines started.
@@ -125,6 +127,19 @@ pub struct StubbornCounters {
     /// States expanded fully because a reduced successor had been stored before them
     /// (the cycle proviso that keeps faults, programs only).
     pub cycle_expansions: u64,
+}
+
+/// Counters of the state-equation check.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct LpCounters {
+    /// Places of the net it was given.
+    pub places: u64,
+    /// Transitions of the net it was given.
+    pub transitions: u64,
+    /// Calls of the solver.
+    pub solver_calls: u64,
+    /// Trap constraints added to rule out candidates.
+    pub trap_constraints: u64,
 }
 
 /// Counters of the random walk.

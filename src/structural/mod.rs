@@ -1,6 +1,10 @@
 //! Reasoning about P/T nets from their structure instead of their states: reductions that
-//! keep deadlocks (`reduce`), and later the proofs of deadlock freedom built on them.
+//! keep deadlocks both ways (`reduce`), and the state-equation proof of deadlock freedom
+//! with trap refinement (`state_equation`), which the `lp` engine runs (`engine`).
 
+mod engine;
 pub(crate) mod reduce;
+pub(crate) mod state_equation;
 
+pub use engine::{Lp, LpOptions};
 pub use reduce::{reduce, ReducedNet};
