@@ -234,6 +234,7 @@ fn the_random_nets_exercise_every_rule() {
         "dominated-transition",
         "post-agglomeration",
         "pre-agglomeration",
+        "implicit-place",
     ];
     for rule in rules {
         assert!(

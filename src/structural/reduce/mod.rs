@@ -2,8 +2,9 @@
 //! pre-pass of `qpor check --reduce on`).
 //!
 //! [`reduce`] applies the rules of `rules` (removals: dead transitions, sink, constant and
-//! duplicate places, dominated transitions) and `agglomeration` (post- and
-//! pre-agglomeration) until none applies. Every rule keeps deadlocks both ways: the
+//! duplicate places, dominated transitions), `agglomeration` (post- and
+//! pre-agglomeration) and `implicit` (implicit places, by linear programming) until none
+//! applies. Every rule keeps deadlocks both ways: the
 //! reduced net has a reachable dead marking iff the original has. Each rule's doc comment
 //! states its conditions and why.
 //!
@@ -18,6 +19,7 @@
 //! to those places still holds and is kept.
 
 mod agglomeration;
+mod implicit;
 mod rules;
 mod work;
 
@@ -27,7 +29,7 @@ use std::time::Instant;
 use work::WorkNet;
 
 /// The rules, in the order they are tried (cheap removals first).
-const RULES: [Rule; 7] = [
+const RULES: [Rule; 8] = [
     Rule::DeadTransition,
     Rule::SinkPlace,
     Rule::ConstantPlace,
@@ -35,6 +37,7 @@ const RULES: [Rule; 7] = [
     Rule::DominatedTransition,
     Rule::PostAgglomeration,
     Rule::PreAgglomeration,
+    Rule::ImplicitPlace,
 ];
 
 /// A reduction rule.
@@ -47,6 +50,7 @@ enum Rule {
     DominatedTransition,
     PostAgglomeration,
     PreAgglomeration,
+    ImplicitPlace,
 }
 
 impl Rule {
@@ -59,11 +63,13 @@ impl Rule {
             Rule::DominatedTransition => "dominated-transition",
             Rule::PostAgglomeration => "post-agglomeration",
             Rule::PreAgglomeration => "pre-agglomeration",
+            Rule::ImplicitPlace => "implicit-place",
         }
     }
 
     /// Applies the rule to every candidate of the current net; how many it applied to.
-    fn apply(self, net: &mut WorkNet) -> u64 {
+    /// The linear programs of implicit places stop at `until`.
+    fn apply(self, net: &mut WorkNet, budget: &Budget, until: Instant) -> u64 {
         let adj = net.adjacency();
         match self {
             Rule::DeadTransition => rules::dead_transitions(net, &adj),
@@ -73,6 +79,7 @@ impl Rule {
             Rule::DominatedTransition => rules::dominated_transitions(net),
             Rule::PostAgglomeration => agglomeration::post_agglomeration(net, &adj),
             Rule::PreAgglomeration => agglomeration::pre_agglomeration(net, &adj),
+            Rule::ImplicitPlace => implicit::implicit_places(net, &adj, budget, until),
         }
     }
 }
@@ -166,13 +173,20 @@ fn fire(net: &Net, marking: &mut [u32], t: TransId) -> bool {
 /// reduced so far is as good: every rule application keeps deadlocks on its own).
 pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
     let start = Instant::now();
+    let implicit_until = start + implicit::TIME_SHARE;
     let mut work = WorkNet::new(net);
     let mut counts = [0u64; RULES.len()];
     'rounds: while budget.exhausted().is_none() {
         for (i, rule) in RULES.iter().enumerate() {
-            let applied = rule.apply(&mut work);
+            let applied = rule.apply(&mut work, budget, implicit_until);
             if applied > 0 {
                 counts[i] += applied;
+                if *rule != Rule::ImplicitPlace {
+                    // The net changed: a place not implicit before may be now.
+                    for place in &mut work.places {
+                        place.not_implicit = false;
+                    }
+                }
                 continue 'rounds;
             }
         }

@@ -11,6 +11,8 @@ pub(super) struct WorkPlace {
     pub(super) alive: bool,
     /// Tokens in the initial marking of the reduced net.
     pub(super) initial: u32,
+    /// Shown not implicit since the last rewrite by another rule.
+    pub(super) not_implicit: bool,
 }
 
 /// A transition of the net being reduced (indexed as in the original net: an agglomerated
@@ -126,6 +128,7 @@ impl WorkNet {
             .map(|p| WorkPlace {
                 alive: true,
                 initial: p.initial,
+                not_implicit: false,
             })
             .collect();
         let trans = net
