@@ -9,7 +9,7 @@ mod reduced;
 pub(crate) mod replay;
 mod schedule;
 
-use crate::engine::{Engine, EngineError, Observer, RunResult, StepNames};
+use crate::engine::{Engine, EngineError, Observer, RunResult};
 use crate::explicit::{Explicit, ExplicitOptions};
 use crate::qpor::{AltMode, Qpor, QporOptions};
 use crate::structural::{Lp, LpOptions};
@@ -187,27 +187,7 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
 /// [`check`] on a model the engine threads share without copying it.
 pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
     if let Some(net) = reduced::applies(model, opts) {
-        let mut opts = opts.clone();
-        opts.started.get_or_insert_with(Instant::now);
-        let reduction = reduced::reduce_for(net, &opts);
-        let mut inner = opts.clone();
-        inner.reduce = Some(false);
-        let small = Arc::new(Model::Net(reduction.net.clone()));
-        let mut report = check_shared(&small, &inner, observer)?;
-        let sys = model.system(&opts.system)?;
-        let mut names = StepNames::default();
-        for finding in &mut report.findings {
-            let mut lifted = reduced::lift_finding(&reduction, net, &*sys, finding, &mut names)?;
-            replay::replay(&*sys, &mut lifted, opts.witness_states).map_err(|e| {
-                EngineError::Internal(format!(
-                    "{} engine, lifted: {e}",
-                    report.answered_by.unwrap_or(report.engine)
-                ))
-            })?;
-            *finding = lifted;
-        }
-        report.reduction = Some(reduction.summary);
-        return Ok(report);
+        return reduced::check(model, net, opts, observer);
     }
     let planned = plan(opts, matches!(**model, Model::Net(_)));
     let mut report = portfolio::run(model, opts, &planned, observer)?;

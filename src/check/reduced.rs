@@ -3,12 +3,14 @@
 //! net, whose end state is the finding's state (the replay of `check` then checks it like
 //! any other witness).
 
-use super::CheckOptions;
-use crate::engine::{Budget, EngineError, Finding, FindingKind, StepNames};
+use super::{check_shared, replay, CheckOptions};
+use crate::engine::{Budget, EngineError, Finding, FindingKind, Observer, RunResult, StepNames};
 use crate::structural::{reduce, ReducedNet};
 use crate::system::model::Model;
 use crate::system::net::{Net, TransId};
 use crate::system::{classify_dead, ActionId, System};
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Whether a check with `opts` on `model` runs on the reduced net: nets only, when asked
 /// (by default with the portfolio), never for `--all` (the reduced net keeps whether a
@@ -22,17 +24,38 @@ pub(super) fn applies<'m>(model: &'m Model, opts: &CheckOptions) -> Option<&'m N
     }
 }
 
-/// Reduces `net` within the check's time limit.
-pub(super) fn reduce_for(net: &Net, opts: &CheckOptions) -> ReducedNet {
-    let deadline = opts
-        .time_limit
-        .and_then(|l| opts.started.and_then(|s| s.checked_add(l)));
-    reduce(net, &Budget::until(deadline, opts.time_limit))
+/// Checks `net`, the net of `model`, through its reduction: the engines of `opts` run on
+/// the reduced net, within the same time limit, and every finding is lifted and replayed
+/// on `model`.
+pub(super) fn check(model: &Model, net: &Net, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
+    let mut opts = opts.clone();
+    let started = *opts.started.get_or_insert_with(Instant::now);
+    let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
+    let reduction = reduce(net, &Budget::until(deadline, opts.time_limit));
+    let inner = CheckOptions {
+        reduce: Some(false),
+        // The states along a witness are those of the original net, listed below.
+        witness_states: false,
+        ..opts.clone()
+    };
+    let mut report = check_shared(&Arc::new(Model::Net(reduction.net.clone())), &inner, observer)?;
+    let sys = model.system(&opts.system)?;
+    let mut names = StepNames::default();
+    for finding in &mut report.findings {
+        let mut lifted = lift_finding(&reduction, net, &*sys, finding, &mut names)?;
+        replay::replay(&*sys, &mut lifted, opts.witness_states).map_err(|e| {
+            let engine = report.answered_by.unwrap_or(report.engine);
+            EngineError::Internal(format!("{engine} engine, lifted witness: {e}"))
+        })?;
+        *finding = lifted;
+    }
+    report.reduction = Some(reduction.summary);
+    Ok(report)
 }
 
 /// The finding of the reduced net, `finding`, as a finding of `original` (viewed as `sys`):
 /// its witness lifted, its state recomputed on the original.
-pub(super) fn lift_finding<S: System + ?Sized>(
+fn lift_finding<S: System + ?Sized>(
     reduced: &ReducedNet,
     original: &Net,
     sys: &S,
