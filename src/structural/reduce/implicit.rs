@@ -13,7 +13,8 @@
 //! enabled with it: removing `p` keeps the firing sequences, the reachable markings
 //! (projected) and which of them are dead. Places are removed one at a time, each proof
 //! using only the places still there. The weights are rationals: Z3 answers the linear
-//! program, within a time share of its own, since there is one program per place.
+//! program, within a time share of its own (at most 1 s, and a twentieth of what is left
+//! of the budget), since there is one program per place.
 
 use super::work::{Adjacency, WorkNet};
 use crate::engine::Budget;
@@ -22,7 +23,20 @@ use z3::ast::{Int, Real};
 use z3::{Config, Params, SatResult, Solver};
 
 /// The most time the implicit-place programs take in one reduction.
-pub(super) const TIME_SHARE: Duration = Duration::from_secs(1);
+const MAX_TIME: Duration = Duration::from_secs(1);
+
+/// The share of what is left of the budget they may take at most: the engines wait for
+/// the reduction.
+const BUDGET_SHARE: u32 = 20;
+
+/// When the implicit-place programs of a reduction starting now must end.
+pub(super) fn deadline(budget: &Budget) -> Instant {
+    let now = Instant::now();
+    let share = budget.deadline().map_or(MAX_TIME, |d| {
+        (d.saturating_duration_since(now) / BUDGET_SHARE).min(MAX_TIME)
+    });
+    now + share
+}
 
 /// Removes the implicit places of `net` it can show within `until` (and the budget);
 /// how many.

@@ -173,7 +173,7 @@ fn fire(net: &Net, marking: &mut [u32], t: TransId) -> bool {
 /// reduced so far is as good: every rule application keeps deadlocks on its own).
 pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
     let start = Instant::now();
-    let implicit_until = start + implicit::TIME_SHARE;
+    let implicit_until = implicit::deadline(budget);
     let mut work = WorkNet::new(net);
     let mut counts = [0u64; RULES.len()];
     'rounds: while budget.exhausted().is_none() {
