@@ -258,8 +258,12 @@ fn techniques(report: &Report) -> Vec<&'static str> {
         "qpor" => vec!["NET_UNFOLDING", "PARTIAL_ORDER_REDUCTION"],
         "walk" => vec!["RANDOM_WALK"],
         "stubborn" => vec!["EXPLICIT", "STUBBORN_SETS"],
+        "lp" => vec!["STATE_EQUATION", "SAT_SMT"],
         _ => vec!["EXPLICIT"],
     };
+    if report.reduction.as_ref().is_some_and(|r| !r.rules.is_empty()) {
+        out.push("STRUCTURAL_REDUCTION");
+    }
     if report.engines.len() > 1 {
         out.push("COLLATERAL_PROCESSING");
     }
@@ -278,6 +282,25 @@ mod tests {
         assert_eq!(first_id(xml).as_deref(), Some("Net-PT-01-ReachabilityDeadlock-0"));
         assert_eq!(first_id("<property-set/>"), None);
         assert_eq!(first_id("not xml <"), None);
+    }
+
+    #[test]
+    fn a_state_equation_proof_on_a_reduced_net_names_both_techniques() {
+        use crate::engine::{Counters, LpCounters, ReductionSummary, Settings, Stats};
+        let stats = Stats::new(Counters::Lp(LpCounters::default()), 0.0);
+        let mut report = Report::new("lp", Vec::new(), None, stats, Settings::default());
+        report.reduction = Some(ReductionSummary {
+            places_before: 2,
+            places_after: 1,
+            transitions_before: 2,
+            transitions_after: 1,
+            rules: vec![("post-agglomeration", 1)],
+            seconds: 0.0,
+        });
+        assert_eq!(
+            techniques(&report),
+            ["STATE_EQUATION", "SAT_SMT", "STRUCTURAL_REDUCTION"]
+        );
     }
 
     #[test]
