@@ -65,27 +65,16 @@ fn with_chains(spec: &NetSpec, cuts: &[(usize, u8)], reads: &[(usize, usize)]) -
 /// was not enabled.
 fn fire_all(net: &Net, seq: &[TransId]) -> Result<Vec<u32>, usize> {
     let mut m = net.initial_marking();
-    for (i, &t) in seq.iter().enumerate() {
-        let tr = &net.transitions[t.index()];
-        let enabled =
-            tr.pre.iter().all(|&(p, w)| m[p.index()] >= w) && tr.read.iter().all(|&p| m[p.index()] >= 1);
-        if !enabled {
-            return Err(i);
-        }
-        for &(p, w) in &tr.pre {
-            m[p.index()] -= w;
-        }
-        for &(p, w) in &tr.post {
-            m[p.index()] += w;
-        }
+    match seq.iter().position(|&t| !net.fire(&mut m, t)) {
+        Some(i) => Err(i),
+        None => Ok(m),
     }
-    Ok(m)
 }
 
 fn dead(net: &Net, m: &[u32]) -> bool {
     net.transitions
         .iter()
-        .all(|tr| tr.pre.iter().any(|&(p, w)| m[p.index()] < w) || tr.read.iter().any(|&p| m[p.index()] == 0))
+        .all(|tr| tr.needs().iter().any(|&(p, w)| m[p.index()] < w))
 }
 
 /// The reduction of `net` against the oracle: the same answer, and liftable witnesses.

@@ -113,13 +113,7 @@ fn enabling_needs(net: &Net) -> Result<Vec<Vec<(usize, u32)>>, usize> {
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let mut needs: Vec<(usize, u32)> = t.pre.iter().map(|&(p, w)| (p.index(), w)).collect();
-            for &p in &t.read {
-                match needs.binary_search_by_key(&p.index(), |&(q, _)| q) {
-                    Ok(_) => {}
-                    Err(at) => needs.insert(at, (p.index(), 1)),
-                }
-            }
+            let needs: Vec<(usize, u32)> = t.needs().into_iter().map(|(p, w)| (p.index(), w)).collect();
             if needs.is_empty() {
                 Err(i)
             } else {

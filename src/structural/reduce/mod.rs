@@ -126,7 +126,7 @@ impl ReducedNet {
             seq.extend_from_slice(expansion);
         }
         for (i, &t) in seq.iter().enumerate() {
-            if !fire(original, &mut marking, t) {
+            if !original.fire(&mut marking, t) {
                 let name = original.transitions[t.index()].label();
                 return Err(format!("lifted step {} ({name}) is not enabled", i + 1));
             }
@@ -135,7 +135,7 @@ impl ReducedNet {
         for deferred in self.finish.iter().rev() {
             loop {
                 let mut next = marking.clone();
-                if !deferred.iter().all(|&t| fire(original, &mut next, t)) {
+                if !deferred.iter().all(|&t| original.fire(&mut next, t)) {
                     break;
                 }
                 marking = next;
@@ -150,23 +150,6 @@ impl ReducedNet {
         }
         Ok(seq)
     }
-}
-
-/// Fires `t` of `net` in `marking` if it is enabled; whether it was.
-fn fire(net: &Net, marking: &mut [u32], t: TransId) -> bool {
-    let tr = &net.transitions[t.index()];
-    let enabled = tr.pre.iter().all(|&(p, w)| marking[p.index()] >= w)
-        && tr.read.iter().all(|&p| marking[p.index()] >= 1);
-    if !enabled {
-        return false;
-    }
-    for &(p, w) in &tr.pre {
-        marking[p.index()] -= w;
-    }
-    for &(p, w) in &tr.post {
-        marking[p.index()] = marking[p.index()].saturating_add(w);
-    }
-    true
 }
 
 /// Reduces `net` with every rule until none applies or the budget runs out (the net

@@ -109,6 +109,18 @@ impl Transition {
         self.read.binary_search(&p).is_ok()
     }
 
+    /// (place, tokens needed) for every place the transition needs to be enabled: its
+    /// input weight, or 1 for a read arc (the larger where both), sorted by place.
+    pub fn needs(&self) -> Vec<(PlaceId, u32)> {
+        let mut needs = self.pre.clone();
+        for &p in &self.read {
+            if let Err(at) = needs.binary_search_by_key(&p, |&(q, _)| q) {
+                needs.insert(at, (p, 1));
+            }
+        }
+        needs
+    }
+
     /// The places the transition touches (pre, post and read), sorted.
     pub fn neighbourhood(&self) -> Vec<PlaceId> {
         let mut v: Vec<PlaceId> = self
@@ -265,6 +277,22 @@ impl Net {
             s.push_str("(empty)");
         }
         s
+    }
+
+    /// Fires transition `t` in `marking` if it is enabled there; whether it was. Token
+    /// counts saturate at `u32::MAX`.
+    pub fn fire(&self, marking: &mut [u32], t: TransId) -> bool {
+        let tr = &self.transitions[t.index()];
+        if !tr.needs().iter().all(|&(p, w)| marking[p.index()] >= w) {
+            return false;
+        }
+        for &(p, w) in &tr.pre {
+            marking[p.index()] -= w;
+        }
+        for &(p, w) in &tr.post {
+            marking[p.index()] = marking[p.index()].saturating_add(w);
+        }
+        true
     }
 
     /// The initial marking as a vector of token counts.
