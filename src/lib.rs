@@ -33,9 +33,9 @@
 //! 4. `unfold`: unfoldings as prime event structures — the [`unfolding::Unfolding`] trait,
 //!    the program-like, general and explicit-PES backends, cutoffs, complete prefixes;
 //! 5. `parse`: the readers, with `file:line:col` errors;
-//! 6. `explicit`, `stubborn`, `walk`, `qpor`: the engines (breadth-first search; the
+//! 6. `explicit`, `stubborn`, `walk`, `qpor`, `prefix_sat`: the engines (breadth-first search; the
 //!    stubborn-set search, which stores states as the explicit one does; random walks;
-//!    Algorithm 1 with Alt);
+//!    Algorithm 1 with Alt), and `prefix_sat` (the complete prefix and a SAT solver);
 //! 7. `structural`: reductions of nets that keep deadlocks, and the state-equation
 //!    proof of deadlock freedom (the `lp` engine);
 //! 8. `check`: the dispatcher, the one place that knows every engine — the schedule, the
@@ -55,6 +55,7 @@ mod explicit;
 mod export;
 mod mcc;
 mod parse;
+mod prefix_sat;
 mod qpor;
 mod reduce;
 mod source;
@@ -67,9 +68,9 @@ mod walk;
 pub use check::{check, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
-    EngineRun, ExplicitCounters, Finding, FindingKind, LpCounters, Observer, Progress, QporCounters,
-    ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, Stats, StepNames, StopReason,
-    StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
+    EngineRun, ExplicitCounters, Finding, FindingKind, LpCounters, Observer, PrefixSatCounters, Progress,
+    QporCounters, ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, Stats, StepNames,
+    StopReason, StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -135,6 +136,11 @@ pub mod engines {
     /// The state equation with trap constraints (Z3): proves deadlock freedom of nets.
     pub mod lp {
         pub use crate::structural::{Lp, LpOptions};
+    }
+    /// The complete prefix and a SAT solver: one query for a dead configuration, UNSAT
+    /// proves deadlock freedom.
+    pub mod prefix_sat {
+        pub use crate::prefix_sat::{deadlock_cnf, Cnf, Lit, PrefixSat, PrefixSatOptions};
     }
     /// Random walks: finds deadlocks in huge state spaces, never proves their absence.
     pub mod walk {

@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "stubborn",
     "walk",
     "qpor",
+    "prefix_sat",
     "structural",
     "check",
     "reduce",

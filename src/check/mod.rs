@@ -11,6 +11,7 @@ mod schedule;
 
 use crate::engine::{Engine, EngineError, Observer, RunResult};
 use crate::explicit::{Explicit, ExplicitOptions};
+use crate::prefix_sat::{PrefixSat, PrefixSatOptions};
 use crate::qpor::{AltMode, Qpor, QporOptions};
 use crate::structural::{Lp, LpOptions};
 use crate::stubborn::{SearchOrder, Stubborn, StubbornOptions};
@@ -40,6 +41,8 @@ pub enum EngineChoice {
     /// The state equation with trap constraints: proves deadlock freedom of nets, or
     /// says nothing.
     Lp,
+    /// The complete finite prefix and a SAT solver: one query for a dead configuration.
+    PrefixSat,
 }
 
 impl EngineChoice {
@@ -52,6 +55,7 @@ impl EngineChoice {
             EngineChoice::Walk => "walk",
             EngineChoice::Stubborn => "stubborn",
             EngineChoice::Lp => "lp",
+            EngineChoice::PrefixSat => "prefix-sat",
         }
     }
 
@@ -90,13 +94,14 @@ pub struct CheckOptions {
     pub jobs: Option<usize>,
     /// QPOR: how alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
     pub alt: AltMode,
-    /// QPOR: the adequate order for cutoffs.
+    /// QPOR and prefix-sat: the adequate order for cutoffs.
     pub cutoff: CutoffMode,
-    /// QPOR: stop with an inconclusive verdict after creating this many events.
+    /// QPOR and prefix-sat: stop with an inconclusive verdict after creating this many
+    /// events.
     pub max_events: Option<u64>,
     /// QPOR: never prune the unfolding (for measurements).
     pub no_prune: bool,
-    /// QPOR: which unfolding backend to explore.
+    /// QPOR and prefix-sat: which unfolding backend to explore.
     pub unfolding: Backend,
     /// Random walk: the seed of its choices.
     pub seed: u64,
@@ -155,6 +160,17 @@ impl CheckOptions {
         LpOptions { system: self.system }
     }
 
+    /// The options of the prefix + SAT check.
+    pub fn prefix_sat(&self) -> PrefixSatOptions {
+        PrefixSatOptions {
+            system: self.system,
+            all: self.all,
+            unfolding: self.unfolding,
+            cutoff: self.cutoff,
+            max_events: self.max_events,
+        }
+    }
+
     /// One engine, set up with its own options (`None` for [`EngineChoice::Auto`], which
     /// is several).
     pub fn build_engine(&self, choice: EngineChoice) -> Option<Box<dyn Engine + Send + Sync>> {
@@ -169,6 +185,9 @@ impl CheckOptions {
                 options: self.stubborn(),
             }),
             EngineChoice::Lp => Box::new(Lp { options: self.lp() }),
+            EngineChoice::PrefixSat => Box::new(PrefixSat {
+                options: self.prefix_sat(),
+            }),
         })
     }
 }

@@ -85,23 +85,30 @@ pub(crate) fn replay<S: System + ?Sized>(
 
 /// The enabled step that witness step `ws` fires. Programs number their actions as they
 /// meet them, so the id an engine saw may mean another action in this system: the step is
-/// the enabled one with the same id *and* name, or else the only enabled one with the same
-/// name and owner.
+/// the enabled one with the same id, name and owner, or else the only enabled one with the
+/// same name and owner.
 fn matching_step<'s, S: System + ?Sized>(
     sys: &S,
     enabled: &'s [Step],
     ws: &WitnessStep,
 ) -> Result<Option<&'s Step>, String> {
     let named = |s: &&Step| sys.action_name(s.action) == *ws.action;
-    if let Some(s) = enabled.iter().filter(named).find(|s| s.action == ws.id) {
-        return Ok(Some(s));
-    }
     let owner = |s: &&Step| {
         sys.action_owner(s.action)
             .map(|c| sys.component_name(c))
             .as_deref()
             == ws.owner.as_deref()
     };
+    // Two processes may offer actions of the same name (`lock m[2] at 15:9`): the id alone
+    // may point at the other one's in this system.
+    if let Some(s) = enabled
+        .iter()
+        .filter(named)
+        .filter(owner)
+        .find(|s| s.action == ws.id)
+    {
+        return Ok(Some(s));
+    }
     let mut candidates = enabled.iter().filter(named).filter(owner);
     match (candidates.next(), candidates.next()) {
         (Some(_), Some(_)) => Err(format!("several enabled actions are called {}", ws.action)),

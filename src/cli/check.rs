@@ -19,7 +19,7 @@ pub struct CheckArgs {
     model: ModelArgs,
     /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
     /// and explicit, and takes the first answer; lp proves deadlock freedom of nets or
-    /// says nothing.
+    /// says nothing; prefix-sat builds the complete prefix and asks a SAT solver.
     #[arg(long, value_enum, default_value = "auto")]
     engine: EngineArg,
     /// auto: how many engines run at once (default: one per core).
@@ -27,14 +27,14 @@ pub struct CheckArgs {
     jobs: Option<usize>,
     #[command(flatten)]
     alt: AltArgs,
-    /// QPOR: the adequate order deciding cutoff events, or none.
+    /// QPOR and prefix-sat: the adequate order deciding cutoff events, or none (qpor only).
     #[arg(long, value_enum, default_value = "erv")]
     cutoff: CutoffArg,
-    /// QPOR: give up (inconclusive, exit 3) after creating this many events (default
-    /// without cutoffs: 20000000).
+    /// QPOR and prefix-sat: give up (inconclusive, exit 3) after creating this many events
+    /// (QPOR's default without cutoffs: 20000000).
     #[arg(long, value_name = "N")]
     max_events: Option<u64>,
-    /// QPOR: the unfolding backend (auto: program-like for programs, NUPN nets and nets
+    /// QPOR and prefix-sat: the unfolding backend (auto: program-like for programs, NUPN nets and nets
     /// given --components; general, token by token, for other nets).
     #[arg(long, value_enum, default_value = "auto")]
     unfolding: UnfoldingArg,
@@ -95,6 +95,7 @@ enum EngineArg {
     Walk,
     Stubborn,
     Lp,
+    PrefixSat,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -124,13 +125,18 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         EngineArg::Walk => EngineChoice::Walk,
         EngineArg::Stubborn => EngineChoice::Stubborn,
         EngineArg::Lp => EngineChoice::Lp,
+        EngineArg::PrefixSat => EngineChoice::PrefixSat,
     };
-    if a.max_states.is_some() && matches!(engine, EngineChoice::Qpor | EngineChoice::Walk | EngineChoice::Lp)
+    if a.max_states.is_some()
+        && matches!(
+            engine,
+            EngineChoice::Qpor | EngineChoice::Walk | EngineChoice::Lp | EngineChoice::PrefixSat
+        )
     {
         return Err(format!(
             "--max-states limits the explicit and stubborn engines; the {} engine stores no states{}",
             engine.name(),
-            if engine == EngineChoice::Qpor {
+            if matches!(engine, EngineChoice::Qpor | EngineChoice::PrefixSat) {
                 " (use --max-events)"
             } else {
                 ""

@@ -54,6 +54,7 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
         max_events: a.max_events,
         time_limit,
         max_bytes: a.max_memory.map(|mb| mb.saturating_mul(1_000_000)),
+        cancel: None,
     };
     let backend = a.unfolding.into();
     let shown = a.model.shown();

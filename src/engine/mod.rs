@@ -24,8 +24,8 @@ pub use report::{
     Verdict, Witness, WitnessStep,
 };
 pub use stats::{
-    current_rss_bytes, peak_rss_bytes, Counters, ExplicitCounters, LpCounters, QporCounters, Stats,
-    StoreCounters, StubbornCounters, WalkCounters,
+    current_rss_bytes, peak_rss_bytes, Counters, ExplicitCounters, LpCounters, PrefixSatCounters,
+    QporCounters, Stats, StoreCounters, StubbornCounters, WalkCounters,
 };
 
 use crate::system::model::Model;

@@ -50,6 +50,8 @@ pub enum Counters {
     Stubborn(StubbornCounters),
     /// The state equation.
     Lp(LpCounters),
+    /// The complete prefix and its deadlock formula.
+    PrefixSat(PrefixSatCounters),
     /// A portfolio: each engine's counters are in its own entry of the report.
     Portfolio {
         /// Engines started.
@@ -140,6 +142,27 @@ pub struct LpCounters {
     pub solver_calls: u64,
     /// Trap constraints added to rule out candidates.
     pub trap_constraints: u64,
+}
+
+/// Counters of the prefix + SAT check.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct PrefixSatCounters {
+    /// Events of the prefix, cutoffs included.
+    pub events: u64,
+    /// Conditions of the prefix.
+    pub conditions: u64,
+    /// Cutoff events.
+    pub cutoffs: u64,
+    /// Milliseconds spent building the prefix.
+    pub prefix_ms: u64,
+    /// Variables of the formula (at the end: blocking adds counters).
+    pub variables: u64,
+    /// Clauses of the formula (at the end).
+    pub clauses: u64,
+    /// Calls of the SAT solver.
+    pub solver_calls: u64,
+    /// Milliseconds spent encoding and solving.
+    pub sat_ms: u64,
 }
 
 /// Counters of the random walk.

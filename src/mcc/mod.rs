@@ -259,6 +259,7 @@ fn techniques(report: &Report) -> Vec<&'static str> {
         "walk" => vec!["RANDOM_WALK"],
         "stubborn" => vec!["EXPLICIT", "STUBBORN_SETS"],
         "lp" => vec!["STATE_EQUATION", "SAT_SMT"],
+        "prefix-sat" => vec!["NET_UNFOLDING", "SAT_SMT"],
         _ => vec!["EXPLICIT"],
     };
     if report.reduction.as_ref().is_some_and(|r| !r.rules.is_empty()) {

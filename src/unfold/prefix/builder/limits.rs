@@ -30,8 +30,11 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
         self.limit_reached()
     }
 
-    /// Why the time or memory limit stops the construction now, if one does.
+    /// Why the time or memory limit (or a cancel) stops the construction now, if one does.
     pub(super) fn limit_reached(&self) -> Option<String> {
+        if let Some(reason) = self.opts.cancel.as_ref().and_then(|c| c.reason()) {
+            return Some(reason.to_string());
+        }
         if let Some(limit) = self.opts.time_limit {
             if self.start.elapsed() >= limit {
                 return Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));

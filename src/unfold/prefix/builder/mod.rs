@@ -62,6 +62,7 @@ pub(crate) use order::compare_sparse;
 
 use super::keys::{FoataForm, Interner};
 use super::{Condition, Prefix};
+use crate::engine::CancelToken;
 use crate::system::ModelError;
 use crate::unfold::cutoff::CutoffMode;
 use rustc_hash::FxHashMap;
@@ -147,7 +148,7 @@ pub(crate) trait Semantics {
 }
 
 /// Options of the prefix builder.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct PrefixOptions {
     /// The adequate order (ERV by default). With [`CutoffMode::None`] nothing is a cutoff:
     /// give a limit unless the model is acyclic.
@@ -159,6 +160,9 @@ pub struct PrefixOptions {
     /// Stop (incomplete) when the builder's own data (co-relation, queue, events) exceeds
     /// this many bytes, approximately.
     pub max_bytes: Option<u64>,
+    /// Stop (incomplete) when this token is cancelled (an engine of the portfolio building
+    /// a prefix stops with the others).
+    pub cancel: Option<CancelToken>,
 }
 
 impl Default for PrefixOptions {
@@ -168,6 +172,7 @@ impl Default for PrefixOptions {
             max_events: None,
             time_limit: None,
             max_bytes: None,
+            cancel: None,
         }
     }
 }
@@ -205,6 +210,9 @@ pub struct PrefixOutcome {
     pub stopped: Option<String>,
     /// The backend that built it (`general` or `program`).
     pub backend: &'static str,
+    /// The events that lead to a fault of a program (never extended, like cutoffs; some
+    /// may be cutoffs too), in prefix order.
+    pub faults: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -272,6 +280,8 @@ struct Builder<'s, M: Semantics + ?Sized> {
     bar: u32,
     /// Scratch: a count per action, all 0 between uses.
     counts: Vec<u32>,
+    /// The events whose postset holds a fault.
+    faults: Vec<u32>,
     start: Instant,
     since_limit_check: u32,
 }
@@ -280,6 +290,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
     /// A builder over `sem` with nothing built yet (the empty configuration recorded for
     /// cutoffs).
     fn new(sem: &'s mut M, opts: PrefixOptions, start: Instant) -> Self {
+        let cutoffs = opts.cutoff != CutoffMode::None;
         let mut b = Builder {
             start,
             sem,
@@ -303,9 +314,10 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             dropped: 0,
             bar: NONE,
             counts: Vec::new(),
+            faults: Vec::new(),
             since_limit_check: 0,
         };
-        if opts.cutoff != CutoffMode::None {
+        if cutoffs {
             b.reps.entry(Vec::new()).or_default().push(NONE);
         }
         b
@@ -394,6 +406,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             stats,
             stopped,
             backend,
+            faults: self.faults,
         }
     }
 }
@@ -404,7 +417,7 @@ pub(crate) fn build<M: Semantics + ?Sized>(
     opts: &PrefixOptions,
     backend: &'static str,
 ) -> Result<PrefixOutcome, ModelError> {
-    let mut b = Builder::new(sem, *opts, Instant::now());
+    let mut b = Builder::new(sem, opts.clone(), Instant::now());
     let mut stopped = b.add_initial_cut()?;
     if stopped.is_none() {
         stopped = b.pop_all()?;

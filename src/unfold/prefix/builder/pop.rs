@@ -86,7 +86,11 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
         let id = self.events.len() as u32;
         let post = self.posts.get(cand.post).clone();
         self.posts.release(cand.post);
-        let blocked = cutoff.is_some() || self.sem.blocked(cand.action, &post);
+        let fault = self.sem.blocked(cand.action, &post);
+        if fault {
+            self.faults.push(id);
+        }
+        let blocked = cutoff.is_some() || fault;
         let mut postset: SmallVec<[u32; 4]> = SmallVec::new();
         for &l in &post {
             postset.push(self.new_condition(l, id));

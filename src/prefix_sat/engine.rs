@@ -1,0 +1,274 @@
+//! The `prefix-sat` engine: build the complete prefix, then ask the solver for dead
+//! markings (and, for programs, fault states) until it finds what was asked or proves
+//! there is none.
+
+use super::formula::{DeadlockFormula, Question};
+use super::solver::{Sat, Solved};
+use crate::engine::{
+    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, PrefixSatCounters, Progress,
+    Report, RunResult, Settings, Stats, StepNames, StopReason,
+};
+use crate::system::model::{Model, SystemOptions};
+use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
+use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::prefix::{build_general, build_program, PrefixOptions, PrefixOutcome};
+use crate::unfold::Backend;
+use rustc_hash::FxHashSet;
+use std::time::Instant;
+
+/// Options of the prefix + SAT check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrefixSatOptions {
+    /// How the model becomes a system (the OneSafe view is refused).
+    pub system: SystemOptions,
+    /// Collect every dead state (and fault state) instead of stopping at the first
+    /// deadlock.
+    pub all: bool,
+    /// The unfolding backend building the prefix.
+    pub unfolding: Backend,
+    /// The adequate order deciding cutoffs (`none` is refused: the prefix must be
+    /// complete).
+    pub cutoff: CutoffMode,
+    /// Stop, inconclusive, when the prefix has this many events.
+    pub max_events: Option<u64>,
+}
+
+/// The prefix + SAT engine.
+#[derive(Clone, Debug, Default)]
+pub struct PrefixSat {
+    /// Its options.
+    pub options: PrefixSatOptions,
+}
+
+impl Engine for PrefixSat {
+    fn name(&self) -> &'static str {
+        "prefix-sat"
+    }
+
+    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
+        let opts = &self.options;
+        if opts.system.one_safe_watch {
+            return Err(
+                ModelError::new("the prefix-sat engine answers the deadlock question, not OneSafe").into(),
+            );
+        }
+        if opts.cutoff == CutoffMode::None {
+            return Err(ModelError::new(
+                "the prefix-sat engine needs a complete prefix: --cutoff none is refused",
+            )
+            .into());
+        }
+        let start = Instant::now();
+        let sys = model.system(&opts.system)?;
+        let backend = opts.unfolding.resolve(model, &opts.system);
+        let settings = Settings {
+            cutoff: Some(opts.cutoff.name()),
+            unfolding: Some(backend.name()),
+            ..Settings::default()
+        };
+        let mut names = StepNames::default();
+        let initial = sys.initial_state();
+        if let Some(finding) = fault_finding(&*sys, &initial, &[], &mut names) {
+            let stats = Stats::new(Counters::PrefixSat(PrefixSatCounters::default()), 0.0);
+            return Ok(Report::new(self.name(), vec![finding], None, stats, settings));
+        }
+        let prefix_opts = PrefixOptions {
+            cutoff: opts.cutoff,
+            max_events: opts.max_events,
+            time_limit: budget
+                .deadline()
+                .map(|d| d.saturating_duration_since(Instant::now())),
+            max_bytes: None,
+            cancel: Some(budget.cancel_token().clone()),
+        };
+        let built = match (backend, model) {
+            (Backend::General, Model::Net(net)) => build_general(net, &prefix_opts)?,
+            (Backend::General, Model::Program(_)) => {
+                return Err(ModelError::new(
+                    "the general unfolding backend unfolds Petri nets only; use --unfolding program",
+                )
+                .into())
+            }
+            _ => build_program(&*sys, &prefix_opts)?,
+        };
+        let mut counters = PrefixSatCounters {
+            events: built.stats.events,
+            conditions: built.stats.conditions,
+            cutoffs: built.stats.cutoffs,
+            prefix_ms: (built.stats.seconds * 1000.0) as u64,
+            ..PrefixSatCounters::default()
+        };
+        observer.progress(&Progress {
+            engine: self.name(),
+            seconds: start.elapsed().as_secs_f64(),
+            counters: vec![("events", counters.events), ("cutoffs", counters.cutoffs)],
+        });
+        if built.stopped.is_some() {
+            let reason = budget.exhausted().unwrap_or(match opts.max_events {
+                Some(max) if built.stats.events >= max => StopReason::EventLimit(max),
+                _ => budget.time_limit_reached(),
+            });
+            let stats = Stats::new(Counters::PrefixSat(counters), start.elapsed().as_secs_f64());
+            return Ok(Report::new(
+                self.name(),
+                Vec::new(),
+                Some(reason),
+                stats,
+                settings,
+            ));
+        }
+        let sat_start = Instant::now();
+        let mut search = Search {
+            sys: &*sys,
+            built: &built,
+            formula: DeadlockFormula::new(&built.prefix, &built.faults),
+            solver: Sat::new(budget),
+            names,
+            all: opts.all,
+            seen: FxHashSet::default(),
+            findings: Vec::new(),
+        };
+        let stopped = search.run(budget)?;
+        counters.variables = u64::from(search.formula.cnf().vars);
+        counters.clauses = search.formula.cnf().clauses.len() as u64;
+        counters.solver_calls = search.solver.calls;
+        counters.sat_ms = sat_start.elapsed().as_millis() as u64;
+        let findings = std::mem::take(&mut search.findings);
+        crate::engine::drop_in_background(built);
+        let stats = Stats::new(Counters::PrefixSat(counters), start.elapsed().as_secs_f64());
+        Ok(Report::new(self.name(), findings, stopped, stats, settings))
+    }
+}
+
+/// The solver loop over one prefix.
+struct Search<'a, S: System + ?Sized> {
+    sys: &'a S,
+    built: &'a PrefixOutcome,
+    formula: DeadlockFormula,
+    solver: Sat,
+    names: StepNames,
+    all: bool,
+    seen: FxHashSet<Vec<Local>>,
+    findings: Vec<Finding>,
+}
+
+impl<S: System + ?Sized> Search<'_, S> {
+    /// Asks the fault question, then the deadlock question, each until the solver finds no
+    /// new state (or one state, when not asked for all); returns why it stopped early.
+    fn run(&mut self, budget: &Budget) -> Result<Option<StopReason>, EngineError> {
+        for question in [Question::Fault, Question::Dead] {
+            let Some(assumptions) = self.formula.assumptions(question) else {
+                continue;
+            };
+            loop {
+                match self.solver.solve(self.formula.cnf(), &assumptions) {
+                    Solved::Unsat => break,
+                    Solved::Stopped => {
+                        return Ok(Some(budget.exhausted().unwrap_or(StopReason::Cancelled)));
+                    }
+                    Solved::Sat => {}
+                }
+                let solver = &self.solver;
+                let value = |l| solver.value(l);
+                let config = self.formula.configuration(&value);
+                let cut = self.formula.cut(&value);
+                let finding = self.finding(question, &config)?;
+                self.formula.block(&cut);
+                let Some(finding) = finding else { continue };
+                let decisive = finding.kind != FindingKind::Termination;
+                if decisive || self.all {
+                    self.findings.push(finding);
+                }
+                if decisive && !self.all {
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Fires the configuration `config` (prefix order is a linearisation) and returns what
+    /// its last state is: a fault, a deadlock or a termination, or `None` when that state
+    /// was reported already.
+    fn finding(&mut self, question: Question, config: &[u32]) -> Result<Option<Finding>, EngineError> {
+        let events = &self.built.prefix.events;
+        let actions: Vec<ActionId> = config
+            .iter()
+            .map(|&e| ActionId(events[e as usize].action))
+            .collect();
+        let state = fire_all(self.sys, &actions)?;
+        if !self.seen.insert(state.clone()) {
+            return Ok(None);
+        }
+        if question == Question::Fault {
+            return fault_finding(self.sys, &state, &actions, &mut self.names)
+                .map(Some)
+                .ok_or_else(|| {
+                    EngineError::Internal(
+                        "prefix-sat: a configuration with a fault event ends in no fault".into(),
+                    )
+                });
+        }
+        let mut steps = Vec::new();
+        self.sys.enabled_steps(&state, &mut steps);
+        if let Some(s) = steps.first() {
+            return Err(EngineError::Internal(format!(
+                "prefix-sat: the marking of a dead configuration enables {}",
+                self.sys.action_name(s.action)
+            )));
+        }
+        let kind = FindingKind::from(classify_dead(self.sys, &state));
+        let witness = self.names.witness(self.sys, actions);
+        Ok(Some(Finding::new(
+            kind,
+            self.sys.describe_state(&state),
+            None,
+            witness,
+        )))
+    }
+}
+
+/// The state reached by firing `actions` from the initial state (an action of a system
+/// has one touch set, so its id names the step); a step that is not enabled is an engine
+/// bug.
+fn fire_all<S: System + ?Sized>(sys: &S, actions: &[ActionId]) -> Result<Vec<Local>, EngineError> {
+    let mut state = sys.initial_state();
+    let mut next = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    for (i, &a) in actions.iter().enumerate() {
+        steps.clear();
+        sys.enabled_steps(&state, &mut steps);
+        let step = steps.iter().find(|s| s.action == a).ok_or_else(|| {
+            EngineError::Internal(format!(
+                "prefix-sat: step {} ({}) of a configuration is not enabled",
+                i + 1,
+                sys.action_name(a)
+            ))
+        })?;
+        if !sys.successor(&state, step, &mut next)? {
+            return Err(EngineError::Internal(format!(
+                "prefix-sat: step {} ({}) of a configuration does not fire",
+                i + 1,
+                sys.action_name(a)
+            )));
+        }
+        std::mem::swap(&mut state, &mut next);
+    }
+    Ok(state)
+}
+
+/// The fault finding of `state`, reached by `actions`, if it is a fault state.
+fn fault_finding<S: System + ?Sized>(
+    sys: &S,
+    state: &[Local],
+    actions: &[ActionId],
+    names: &mut StepNames,
+) -> Option<Finding> {
+    let (c, message) = find_fault(sys, state)?;
+    Some(Finding::new(
+        FindingKind::Fault,
+        sys.describe_state(state),
+        Some(format!("{}: {message}", sys.component_name(c))),
+        names.witness(sys, actions.iter().copied()),
+    ))
+}

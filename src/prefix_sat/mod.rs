@@ -1,0 +1,28 @@
+//! Deadlocks from the complete prefix with a SAT solver (Khomenko & Koutny; Rodríguez &
+//! Schwoon's `cna`, `../shared/research/cunf.md` §4): one query — is there a cutoff-free
+//! configuration of the complete prefix whose cut enables no event? — instead of an
+//! enumeration of configurations or states.
+//!
+//! The prefix comes from either backend ([`crate::unfold::prefix`]); [`formula`] writes the
+//! question in CNF (and says why it is sound and complete), [`solver`] hands it to the SAT
+//! solver, and [`engine`] runs the loop: a model is a configuration, fired on the system
+//! (prefix order is a linearisation) and checked dead before it is reported; with `--all`
+//! the marking found is blocked and the solver asked again, incrementally, until it
+//! answers UNSAT. UNSAT on a complete prefix means no deadlock.
+
+mod engine;
+mod formula;
+mod solver;
+
+pub use engine::{PrefixSat, PrefixSatOptions};
+pub use formula::Cnf;
+
+/// A literal of the formula: a variable number (from 1) with a sign, as in DIMACS.
+pub type Lit = i32;
+
+/// The deadlock formula of a complete prefix (the one `prefix-sat` solves first), for
+/// `qpor unfold --cnf` and the solver measurements. `faults` are the prefix's fault events
+/// ([`crate::unfold::prefix::PrefixOutcome::faults`]).
+pub fn deadlock_cnf(prefix: &crate::unfold::prefix::Prefix, faults: &[u32]) -> Cnf {
+    formula::DeadlockFormula::new(prefix, faults).cnf().clone()
+}
