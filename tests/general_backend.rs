@@ -13,7 +13,7 @@ mod net_support;
 
 mod engine_support;
 use engine_support::{assert_agrees, check_general, check_qpor, dead_states, explicit_check};
-use net_support::{random_net, NetSpec};
+use net_support::{random_net, safe_net, NetSpec};
 use proptest::prelude::*;
 use qpor::engines::qpor::AltMode;
 use qpor::net::{Decomposition, Net, NetSystem};
@@ -21,52 +21,6 @@ use qpor::unfolding::prefix::{build_general, build_program, PrefixOptions};
 use qpor::unfolding::CutoffMode;
 use qpor::{CheckOptions, Report, Silent, Verdict};
 use std::time::Duration;
-
-/// Safe nets: `machines` state machines of `states` places each (state 0 marked); every
-/// transition moves one or two machines (synchronisation), each from one state to another
-/// (to a higher one when `acyclic`), so every machine's places hold exactly one token.
-fn safe_net(acyclic: bool) -> impl Strategy<Value = NetSpec> {
-    (2usize..=3, 2usize..=4, 1usize..=7).prop_flat_map(move |(machines, states, nt)| {
-        let moves = prop::collection::vec(
-            prop::collection::vec((0..machines, 0..states, 0..states), 1..=2),
-            nt,
-        );
-        moves.prop_map(move |moves| {
-            let mut marking = vec![0; machines * states];
-            for m in 0..machines {
-                marking[m * states] = 1;
-            }
-            let transitions = moves
-                .into_iter()
-                .map(|mut mv| {
-                    mv.sort();
-                    mv.dedup_by_key(|x| x.0);
-                    let mut pre = Vec::new();
-                    let mut post = Vec::new();
-                    for (m, a, b) in mv {
-                        let (from, to) = if acyclic {
-                            let (lo, hi) = (a.min(b), a.max(b));
-                            (lo, if lo == hi { (hi + 1).min(states - 1) } else { hi })
-                        } else {
-                            (a, b)
-                        };
-                        if acyclic && from == to {
-                            // The top state has no way up: the move consumes its token.
-                            pre.push((m * states + from, 1));
-                            continue;
-                        }
-                        pre.push((m * states + from, 1));
-                        post.push((m * states + to, 1));
-                    }
-                    pre.sort();
-                    post.sort();
-                    (pre, post)
-                })
-                .collect();
-            NetSpec { marking, transitions }
-        })
-    })
-}
 
 const MODES: [AltMode; 4] = [
     AltMode::KPartial(1),

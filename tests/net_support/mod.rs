@@ -1,4 +1,5 @@
 //! Random P/T nets for the property tests, shared by the test files that need them.
+#![allow(dead_code)] // each test file uses some of these
 
 use proptest::prelude::*;
 use qpor::net::{Net, PlaceId};
@@ -66,6 +67,52 @@ pub fn random_net(
                     }
                     post.sort();
                     post.dedup_by_key(|a| a.0);
+                    (pre, post)
+                })
+                .collect();
+            NetSpec { marking, transitions }
+        })
+    })
+}
+
+/// Safe nets: `machines` state machines of `states` places each (state 0 marked); every
+/// transition moves one or two machines (synchronisation), each from one state to another
+/// (to a higher one when `acyclic`), so every machine's places hold exactly one token.
+pub fn safe_net(acyclic: bool) -> impl Strategy<Value = NetSpec> {
+    (2usize..=3, 2usize..=4, 1usize..=7).prop_flat_map(move |(machines, states, nt)| {
+        let moves = prop::collection::vec(
+            prop::collection::vec((0..machines, 0..states, 0..states), 1..=2),
+            nt,
+        );
+        moves.prop_map(move |moves| {
+            let mut marking = vec![0; machines * states];
+            for m in 0..machines {
+                marking[m * states] = 1;
+            }
+            let transitions = moves
+                .into_iter()
+                .map(|mut mv| {
+                    mv.sort();
+                    mv.dedup_by_key(|x| x.0);
+                    let mut pre = Vec::new();
+                    let mut post = Vec::new();
+                    for (m, a, b) in mv {
+                        let (from, to) = if acyclic {
+                            let (lo, hi) = (a.min(b), a.max(b));
+                            (lo, if lo == hi { (hi + 1).min(states - 1) } else { hi })
+                        } else {
+                            (a, b)
+                        };
+                        if acyclic && from == to {
+                            // The top state has no way up: the move consumes its token.
+                            pre.push((m * states + from, 1));
+                            continue;
+                        }
+                        pre.push((m * states + from, 1));
+                        post.push((m * states + to, 1));
+                    }
+                    pre.sort();
+                    post.sort();
                     (pre, post)
                 })
                 .collect();
