@@ -10,14 +10,14 @@ pub(crate) mod replay;
 mod schedule;
 
 use crate::engine::{Engine, EngineError, Observer, RunResult};
-use crate::explicit::{Explicit, ExplicitOptions};
-use crate::qpor::{AltMode, Qpor, QporOptions};
-use crate::structural::{Lp, LpOptions};
-use crate::stubborn::{SearchOrder, Stubborn, StubbornOptions};
+use crate::explicit::ExplicitOptions;
+use crate::qpor::{AltMode, QporOptions};
+use crate::structural::LpOptions;
+use crate::stubborn::{SearchOrder, StubbornOptions};
 use crate::system::model::{Model, SystemOptions};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::Backend;
-use crate::walk::{Walk, WalkOptions};
+use crate::walk::WalkOptions;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -160,15 +160,11 @@ impl CheckOptions {
     pub fn build_engine(&self, choice: EngineChoice) -> Option<Box<dyn Engine + Send + Sync>> {
         Some(match choice {
             EngineChoice::Auto => return None,
-            EngineChoice::Qpor => Box::new(Qpor { options: self.qpor() }),
-            EngineChoice::Explicit => Box::new(Explicit {
-                options: self.explicit(),
-            }),
-            EngineChoice::Walk => Box::new(Walk { options: self.walk() }),
-            EngineChoice::Stubborn => Box::new(Stubborn {
-                options: self.stubborn(),
-            }),
-            EngineChoice::Lp => Box::new(Lp { options: self.lp() }),
+            EngineChoice::Qpor => Box::new(self.qpor()),
+            EngineChoice::Explicit => Box::new(self.explicit()),
+            EngineChoice::Walk => Box::new(self.walk()),
+            EngineChoice::Stubborn => Box::new(self.stubborn()),
+            EngineChoice::Lp => Box::new(self.lp()),
         })
     }
 }
