@@ -152,10 +152,7 @@ mod tests {
 
     /// p → t → q → u → r: one run, dead in r.
     fn chain() -> Net {
-        let mut net = Net::default();
-        let p = net.add_place("p", None, 1);
-        let q = net.add_place("q", None, 0);
-        let r = net.add_place("r", None, 0);
+        let (mut net, [p, q, r]) = Net::with_places([("p", 1), ("q", 0), ("r", 0)]);
         net.add_transition_between("t", &[p], &[q]);
         net.add_transition_between("u", &[q], &[r]);
         net
