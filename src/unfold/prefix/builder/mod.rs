@@ -147,7 +147,7 @@ pub(crate) trait Semantics {
 }
 
 /// Options of the prefix builder.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct PrefixOptions {
     /// The adequate order (ERV by default). With [`CutoffMode::None`] nothing is a cutoff:
     /// give a limit unless the model is acyclic.
@@ -159,17 +159,6 @@ pub struct PrefixOptions {
     /// Stop (incomplete) when the builder's own data (co-relation, queue, events) exceeds
     /// this many bytes, approximately.
     pub max_bytes: Option<u64>,
-}
-
-impl Default for PrefixOptions {
-    fn default() -> Self {
-        PrefixOptions {
-            cutoff: CutoffMode::Erv,
-            max_events: None,
-            time_limit: None,
-            max_bytes: None,
-        }
-    }
 }
 
 /// Statistics of a prefix construction.
