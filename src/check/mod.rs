@@ -43,6 +43,16 @@ pub enum EngineChoice {
 }
 
 impl EngineChoice {
+    /// Every choice, in the order `--engine` lists them.
+    pub const ALL: [EngineChoice; 6] = [
+        EngineChoice::Auto,
+        EngineChoice::Qpor,
+        EngineChoice::Explicit,
+        EngineChoice::Walk,
+        EngineChoice::Stubborn,
+        EngineChoice::Lp,
+    ];
+
     /// The engine's name, as `--engine` spells it.
     pub fn name(self) -> &'static str {
         match self {

@@ -163,6 +163,16 @@ mod tests {
         Finding::new(FindingKind::Deadlock, state.into(), None, witness)
     }
 
+    /// Replays on the chain the deadlock finding of `actions` ending in `state`, changed
+    /// by `edit`, without listing states: the message of the replay's refusal.
+    fn refusal(actions: &[u32], state: &str, edit: impl FnOnce(&mut Finding)) -> String {
+        let net = chain();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        let mut f = finding(&sys, actions, state);
+        edit(&mut f);
+        replay(&sys, &mut f, false).unwrap_err().message
+    }
+
     #[test]
     fn a_true_witness_replays_and_lists_its_states() {
         let net = chain();
@@ -174,32 +184,21 @@ mod tests {
 
     #[test]
     fn a_step_that_is_not_enabled_is_refused() {
-        let net = chain();
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let err = replay(&sys, &mut finding(&sys, &[1], "r"), false).unwrap_err();
-        assert!(err.message.contains("step 1 (u) is not enabled in {p}"), "{err}");
+        let err = refusal(&[1], "r", |_| {});
+        assert!(err.contains("step 1 (u) is not enabled in {p}"), "{err}");
     }
 
     #[test]
     fn a_witness_ending_elsewhere_or_alive_is_refused() {
-        let net = chain();
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let err = replay(&sys, &mut finding(&sys, &[0, 1], "q"), false).unwrap_err();
-        assert!(
-            err.message.contains("ends in {r}, not in the reported {q}"),
-            "{err}"
-        );
-        let err = replay(&sys, &mut finding(&sys, &[0], "q"), false).unwrap_err();
-        assert!(err.message.contains("its last state enables u"), "{err}");
+        let err = refusal(&[0, 1], "q", |_| {});
+        assert!(err.contains("ends in {r}, not in the reported {q}"), "{err}");
+        let err = refusal(&[0], "q", |_| {});
+        assert!(err.contains("its last state enables u"), "{err}");
     }
 
     #[test]
     fn a_step_whose_name_is_not_its_action_is_refused() {
-        let net = chain();
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let mut f = finding(&sys, &[0, 1], "r");
-        f.witness.steps[1].action = "t".into();
-        let err = replay(&sys, &mut f, false).unwrap_err();
-        assert!(err.message.contains("step 2 (t) is not enabled in {q}"), "{err}");
+        let err = refusal(&[0, 1], "r", |f| f.witness.steps[1].action = "t".into());
+        assert!(err.contains("step 2 (t) is not enabled in {q}"), "{err}");
     }
 }

@@ -92,9 +92,7 @@ impl<S: System + ?Sized> Search<'_, S> {
     ) -> Result<Option<StopReason>, ModelError> {
         // The tree holds the initial state as id 0.
         let init = self.sys.initial_state();
-        if let Some(msg) = fault_after(self.sys, &init, None) {
-            self.found.fault(0, msg);
-        }
+        self.found.initial_fault(self.sys, &init);
         let mut cur = Vec::new();
         let mut next = Vec::new();
         let mut steps: Vec<Step> = Vec::new();

@@ -266,8 +266,7 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         observer: &mut dyn Observer,
     ) -> Result<Option<StopReason>, ModelError> {
         let init = self.sys.initial_state();
-        if let Some(msg) = fault_after(self.sys, &init, None) {
-            self.found.fault(0, msg);
+        if self.found.initial_fault(self.sys, &init) {
             return Ok(None);
         }
         // The tree holds the initial state as id 0.
