@@ -9,25 +9,19 @@
 # steps (walk). Needs python3 to read the JSON reports.
 set -euo pipefail
 
-qpor=target/release/qpor
+source "$(dirname "$0")/options.sh"
 limit=30
-engines="stubborn explicit qpor"
-while getopts "b:t:e:" opt; do
-    case $opt in
-        b) qpor=$OPTARG ;;
-        t) limit=$OPTARG ;;
-        e) engines=$OPTARG ;;
-        *) echo "usage: $0 [-b QPOR] [-t SECONDS] [-e ENGINES] MODEL… [-- check options…]" >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
+choice="stubborn explicit qpor"
+bench_options "[-b QPOR] [-t SECONDS] [-e ENGINES] MODEL… [-- check options…]" "$@"
+shift "$consumed"
+engines=$choice
 models=()
 while [[ $# -gt 0 && $1 != -- ]]; do
     models+=("$1")
     shift
 done
 [[ $# -gt 0 ]] && shift
-[[ -x $qpor ]] || { echo "$qpor: not built (cargo build --release)" >&2; exit 2; }
+need_qpor
 
 header="| model |"
 rule="|---|"

@@ -19,21 +19,15 @@
 # scratch contest directory per net, and compares with the onesafe column.
 set -euo pipefail
 
-qpor=target/release/qpor
+source "$(dirname "$0")/options.sh"
 limit=10
-exam=ReachabilityDeadlock
-while getopts "b:t:e:" opt; do
-    case $opt in
-        b) qpor=$OPTARG ;;
-        t) limit=$OPTARG ;;
-        e) exam=$OPTARG ;;
-        *) echo "usage: $0 [-b QPOR] [-t SECONDS] DIR [check options…]" >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
+choice=ReachabilityDeadlock
+bench_options "[-b QPOR] [-t SECONDS] DIR [check options…]" "$@"
+shift "$consumed"
+exam=$choice
 dir=${1:?usage: $0 [-b QPOR] [-t SECONDS] DIR [check options…]}
 shift
-[[ -x $qpor ]] || { echo "$qpor: not built (cargo build --release)" >&2; exit 2; }
+need_qpor
 [[ -f $dir/verdicts.tsv ]] || { echo "$dir/verdicts.tsv: missing" >&2; exit 2; }
 
 scratch=$(mktemp -d)

@@ -126,32 +126,32 @@ pub mod formats {
 pub mod engines {
     /// Breadth-first search over global states: the oracle of every other engine.
     pub mod explicit {
-        pub use crate::explicit::{search, Explicit, ExplicitOptions};
+        pub use crate::explicit::{search, ExplicitOptions};
     }
     /// Stubborn sets: an explicit search that fires only a deadlock-preserving subset of
     /// the enabled steps (P/T nets and programs).
     pub mod stubborn {
-        pub use crate::stubborn::{search_net, search_program, SearchOrder, Stubborn, StubbornOptions};
+        pub use crate::stubborn::{search_net, search_program, SearchOrder, StubbornOptions};
     }
     /// The state equation with trap constraints (Z3): proves deadlock freedom of nets.
     pub mod lp {
-        pub use crate::structural::{Lp, LpOptions};
+        pub use crate::structural::LpOptions;
     }
     /// The complete prefix and a SAT solver: one query for a dead configuration, UNSAT
     /// proves deadlock freedom.
     pub mod prefix_sat {
-        pub use crate::prefix_sat::{deadlock_cnf, Cnf, Lit, PrefixSat, PrefixSatOptions};
+        pub use crate::prefix_sat::{deadlock_cnf, Cnf, Lit, PrefixSatOptions};
     }
     /// Random walks: finds deadlocks in huge state spaces, never proves their absence.
     pub mod walk {
-        pub use crate::walk::{walk, Walk, WalkOptions};
+        pub use crate::walk::{walk, WalkOptions};
     }
     /// Quasi-optimal partial order reduction (Algorithm 1) over an unfolding.
     pub mod qpor {
         pub use crate::qpor::alt::{alternative, AltScratch, AltStats};
         pub use crate::qpor::{
             check_net, check_system, explore, AltMode, ExploreOptions, ExploreOutcome, LeafKind, NoTree,
-            Qpor, QporOptions, TreeListener, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
+            QporOptions, TreeListener, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
         };
     }
 }

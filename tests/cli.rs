@@ -4,7 +4,7 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 mod cli_support;
-use cli_support::{qpor, qpor_line};
+use cli_support::{qpor, qpor_exits, qpor_line, qpor_line_exits};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -14,14 +14,20 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The JSON report of the `--json` command `line`, which must end inconclusive (exit 3).
+fn inconclusive(line: &str) -> Value {
+    let v = json(&qpor_line_exits(line, 3));
+    assert_eq!(v["verdict"], "inconclusive", "{line}");
+    v
+}
+
 fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }
 
 #[test]
 fn deadlocking_philosophers_exit_1_with_a_named_witness() {
-    let o = qpor(&["check", "models/nets/philosophers-5.pnml"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = qpor_exits(&["check", "models/nets/philosophers-5.pnml"], 1);
     let out = stdout(&o);
     assert!(out.contains("deadlock found"), "{out}");
     assert!(out.contains("witness (5 steps)"), "{out}");
@@ -33,15 +39,16 @@ fn deadlocking_philosophers_exit_1_with_a_named_witness() {
 
 #[test]
 fn ordered_philosophers_exit_0() {
-    let o = qpor(&["check", "models/nets/philosophers-ordered-5.pnml"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = qpor_exits(&["check", "models/nets/philosophers-ordered-5.pnml"], 0);
     assert!(stdout(&o).contains("no deadlock"));
 }
 
 #[test]
 fn check_json_has_the_documented_shape() {
-    let o = qpor_line("check --engine explicit --json models/nets/philosophers-5.ll_net");
-    assert_eq!(o.status.code(), Some(1));
+    let o = qpor_line_exits(
+        "check --engine explicit --json models/nets/philosophers-5.ll_net",
+        1,
+    );
     let v = json(&o);
     assert_eq!(v["verdict"], "deadlock");
     assert_eq!(v["engine"], "explicit");
@@ -52,8 +59,7 @@ fn check_json_has_the_documented_shape() {
     assert!(v["stats"]["peak_rss_bytes"].as_u64().unwrap() > 0);
     assert_eq!(v["findings"][0]["kind"], "deadlock");
 
-    let o = qpor_line("check --engine explicit --json models/nets/token-ring-5.pnml");
-    assert_eq!(o.status.code(), Some(0));
+    let o = qpor_line_exits("check --engine explicit --json models/nets/token-ring-5.pnml", 0);
     let v = json(&o);
     assert_eq!(v["verdict"], "no-deadlock");
     assert!(v.get("witness").is_none());
@@ -62,8 +68,7 @@ fn check_json_has_the_documented_shape() {
 
 #[test]
 fn qpor_alone_reports_its_own_statistics() {
-    let o = qpor_line("check --engine qpor --json models/nets/philosophers-5.pnml");
-    assert_eq!(o.status.code(), Some(1));
+    let o = qpor_line_exits("check --engine qpor --json models/nets/philosophers-5.pnml", 1);
     let v = json(&o);
     assert_eq!(v["engine"], "qpor");
     assert_eq!(v["verdict"], "deadlock");
@@ -82,9 +87,10 @@ fn qpor_alone_reports_its_own_statistics() {
     ] {
         assert!(v["stats"].get(field).is_some(), "stats.{field} missing");
     }
-    let o =
-        qpor_line("check --engine qpor --json --optimal --cutoff none --all models/proc/ssbexp.proc -D K=4");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = qpor_line_exits(
+        "check --engine qpor --json --optimal --cutoff none --all models/proc/ssbexp.proc -D K=4",
+        0,
+    );
     let v = json(&o);
     assert_eq!(v["k"], "optimal");
     assert_eq!(v["cutoff"], "none");
@@ -92,31 +98,26 @@ fn qpor_alone_reports_its_own_statistics() {
     assert_eq!(v["stats"]["ssbs"], 0);
     let o = qpor_line("check --engine qpor --json -k 3 models/nets/peterson.pnml");
     assert_eq!(json(&o)["k"], 3);
-    let o = qpor(&["check", "-k", "0", "models/nets/peterson.pnml"]);
-    assert_eq!(o.status.code(), Some(2));
-    let o = qpor(&["check", "-k", "2", "--optimal", "models/nets/peterson.pnml"]);
-    assert_eq!(o.status.code(), Some(2), "conflicting options");
+    qpor_exits(&["check", "-k", "0", "models/nets/peterson.pnml"], 2);
+    // Conflicting options.
+    qpor_exits(&["check", "-k", "2", "--optimal", "models/nets/peterson.pnml"], 2);
 }
 
 #[test]
 fn cyclic_models_without_cutoffs_hit_the_event_limit() {
-    let o =
-        qpor_line("check --engine qpor --json --cutoff none --max-events 500 models/nets/token-ring-5.pnml");
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["verdict"], "inconclusive");
+    let v = inconclusive(
+        "check --engine qpor --json --cutoff none --max-events 500 models/nets/token-ring-5.pnml",
+    );
     assert!(v["stopped"].as_str().unwrap().contains("event limit of 500"));
 }
 
 #[test]
 fn programs_get_per_process_witnesses() {
-    let o = qpor_line("check --witness process models/proc/philosophers.proc -D N=3");
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = qpor_line_exits("check --witness process models/proc/philosophers.proc -D N=3", 1);
     let out = stdout(&o);
     assert!(out.contains("per process:"), "{out}");
     assert!(out.contains("phil[0]: lock fork[0]"), "{out}");
-    let o = qpor(&["info", "models/proc/philosophers.proc", "-D", "N=3"]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = qpor_exits(&["info", "models/proc/philosophers.proc", "-D", "N=3"], 0);
     let out = stdout(&o);
     assert!(out.contains("process phil[1]"), "{out}");
     assert!(out.contains("mutex fork[2]"), "{out}");
@@ -124,8 +125,10 @@ fn programs_get_per_process_witnesses() {
 
 #[test]
 fn all_lists_every_deadlock() {
-    let o = qpor(&["check", "--all", "--json", "models/nets/acyclic-choices.pnml"]);
-    assert_eq!(o.status.code(), Some(1));
+    let o = qpor_exits(
+        &["check", "--all", "--json", "models/nets/acyclic-choices.pnml"],
+        1,
+    );
     let v = json(&o);
     assert_eq!(v["findings"].as_array().unwrap().len(), 6);
     let o = qpor(&["check", "--all", "models/nets/acyclic-choices.pnml"]);
@@ -134,23 +137,22 @@ fn all_lists_every_deadlock() {
 
 #[test]
 fn limits_make_the_run_inconclusive_with_exit_3() {
-    let o =
-        qpor_line("check --engine explicit --json --max-states 100 models/nets/philosophers-ordered-10.pnml");
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["verdict"], "inconclusive");
+    let v = inconclusive(
+        "check --engine explicit --json --max-states 100 models/nets/philosophers-ordered-10.pnml",
+    );
     assert!(v["stopped"].as_str().unwrap().contains("state limit"));
     let o = qpor_line("check --engine explicit --max-states 100 models/nets/philosophers-ordered-10.pnml");
     assert!(stdout(&o).contains("inconclusive"));
-    let o = qpor_line("check --engine qpor --max-states 100 models/nets/philosophers-ordered-10.pnml");
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "--max-states is an option of the explicit engine"
+    // --max-states is an option of the explicit engine.
+    let o = qpor_line_exits(
+        "check --engine qpor --max-states 100 models/nets/philosophers-ordered-10.pnml",
+        2,
     );
     assert!(stderr(&o).contains("--max-events"), "{}", stderr(&o));
-    let o = qpor(&["check", "--time-limit", "-1", "models/nets/token-ring-5.pnml"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = qpor_exits(
+        &["check", "--time-limit", "-1", "models/nets/token-ring-5.pnml"],
+        2,
+    );
     assert!(stderr(&o).contains("--time-limit"));
 }
 
@@ -163,33 +165,29 @@ fn bad_input_exits_2_with_a_position() {
         "PEP\nPTNet\nFORMAT_N\nPL\n1\"p\"M1\nTR\n1\"t\"\nTP\n1<7\nPT\n",
     )
     .unwrap();
-    let o = qpor(&["check", bad.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = qpor_exits(&["check", bad.to_str().unwrap()], 2);
     let err = stderr(&o);
     assert!(err.contains("bad.ll_net:9:"), "{err}");
 
-    let o = qpor(&["check", "no/such/file.pnml"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = qpor_exits(&["check", "no/such/file.pnml"], 2);
     assert!(stderr(&o).contains("cannot read"));
 
     let unknown = dir.path().join("net.txt");
     std::fs::write(&unknown, "hello").unwrap();
-    let o = qpor(&["check", unknown.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = qpor_exits(&["check", unknown.to_str().unwrap()], 2);
     assert!(stderr(&o).contains("unknown format"));
-    let o = qpor(&["check", "--format", "llnet", unknown.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2), "read as ll_net, the text is malformed");
+    // Read as ll_net, the text is malformed.
+    qpor_exits(&["check", "--format", "llnet", unknown.to_str().unwrap()], 2);
 
-    let o = qpor(&["check"]);
-    assert_eq!(o.status.code(), Some(2), "usage error");
-    let o = qpor(&["frobnicate"]);
-    assert_eq!(o.status.code(), Some(2), "unknown subcommand");
+    // Usage error.
+    qpor_exits(&["check"], 2);
+    // Unknown subcommand.
+    qpor_exits(&["frobnicate"], 2);
 }
 
 #[test]
 fn info_reports_sizes() {
-    let o = qpor(&["info", "--json", "models/nets/producer-consumer-4.pnml"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = qpor_exits(&["info", "--json", "models/nets/producer-consumer-4.pnml"], 0);
     let v = json(&o);
     assert_eq!(v["kind"], "net");
     assert_eq!(v["places"], 6);
@@ -200,8 +198,7 @@ fn info_reports_sizes() {
     assert_eq!(v["nupn"], false);
     assert_eq!(v["components"].as_array().unwrap().len(), 6);
 
-    let o = qpor(&["info", "models/mcc2023/Philosophers-PT-000005.pnml"]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = qpor_exits(&["info", "models/mcc2023/Philosophers-PT-000005.pnml"], 0);
     let out = stdout(&o);
     assert!(out.contains("places: 25"), "{out}");
     assert!(out.contains("NUPN: 11 units"), "{out}");
@@ -218,14 +215,14 @@ fn convert_keeps_the_behaviour() {
         ("models/nets/dekker.pnml", "llnet", "ll_net"),
     ] {
         let out = dir.path().join(format!("dekker.{ext}"));
-        let o = qpor(&["convert", from, "--to", to, "-o", out.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let o = qpor(&["check", "--engine", "explicit", "--json", out.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(0));
+        qpor_exits(&["convert", from, "--to", to, "-o", out.to_str().unwrap()], 0);
+        let o = qpor_exits(
+            &["check", "--engine", "explicit", "--json", out.to_str().unwrap()],
+            0,
+        );
         assert_eq!(json(&o)["stats"]["states"].as_u64(), Some(56));
     }
-    let o = qpor(&["convert", "models/nets/peterson.pnml", "--to", "llnet"]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = qpor_exits(&["convert", "models/nets/peterson.pnml", "--to", "llnet"], 0);
     assert!(stdout(&o).starts_with("PEP\n"));
 }
 
@@ -237,15 +234,17 @@ fn general_backend_checks_stop_at_the_time_limit() {
     let cnf = dir.path().join("wide.cnf");
     std::fs::write(&cnf, "p cnf 40 2\n1 2 3 0\n-4 5 -6 0\n").unwrap();
     let net = dir.path().join("wide.pnml");
-    let o = qpor(&[
-        "reduce",
-        cnf.to_str().unwrap(),
-        "--to",
-        "net",
-        "-o",
-        net.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    qpor_exits(
+        &[
+            "reduce",
+            cnf.to_str().unwrap(),
+            "--to",
+            "net",
+            "-o",
+            net.to_str().unwrap(),
+        ],
+        0,
+    );
     let o = qpor(&[
         "check",
         "--engine",
@@ -261,20 +260,16 @@ fn general_backend_checks_stop_at_the_time_limit() {
     let out = stdout(&o);
     assert!(out.contains("inconclusive"), "{out}");
     assert!(out.contains("stopped: time limit of 0.5 s reached"), "{out}");
-    let o = qpor_line(
+    let v = inconclusive(
         "check --engine qpor --unfolding general --time-limit 0.5 --json models/mcc2023/Kanban-PT-00005.pnml",
     );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["verdict"], "inconclusive");
     assert_eq!(v["unfolding"], "general");
     assert!(v["stopped"].as_str().unwrap().contains("time limit"), "{v}");
 }
 
 #[test]
 fn auto_names_the_engine_that_answered_and_lists_every_engine() {
-    let o = qpor_line("check --json models/nets/philosophers-5.pnml");
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = qpor_line_exits("check --json models/nets/philosophers-5.pnml", 1);
     let v = json(&o);
     assert_eq!(v["engine"], "auto");
     let by = v["answered_by"].as_str().unwrap();
@@ -297,10 +292,10 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
 #[test]
 fn the_stubborn_engine_answers_on_nets_and_programs_in_both_orders() {
     for order in ["depth", "breadth"] {
-        let o = qpor_line(&format!(
-            "check --engine stubborn --order {order} --json models/nets/philosophers-10.pnml"
-        ));
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let o = qpor_line_exits(
+            &format!("check --engine stubborn --order {order} --json models/nets/philosophers-10.pnml"),
+            1,
+        );
         let v = json(&o);
         assert_eq!(v["engine"], "stubborn");
         assert!(v["stats"]["states"].as_u64().unwrap() > 0, "{v}");
@@ -309,30 +304,30 @@ fn the_stubborn_engine_answers_on_nets_and_programs_in_both_orders() {
             assert_eq!(v["witness"].as_array().unwrap().len(), 10, "{v}");
         }
     }
-    let o = qpor_line("check --engine stubborn models/nets/token-ring-5.pnml");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = qpor_line("check --engine stubborn --json models/proc/philosophers.proc");
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    qpor_line_exits("check --engine stubborn models/nets/token-ring-5.pnml", 0);
+    let o = qpor_line_exits("check --engine stubborn --json models/proc/philosophers.proc", 1);
     assert_eq!(json(&o)["verdict"], "deadlock");
-    let o = qpor_line("check --engine stubborn -D R=3 models/proc/dispatcher.proc");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = qpor_line("check --engine qpor --order breadth models/nets/token-ring-5.pnml");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    qpor_line_exits("check --engine stubborn -D R=3 models/proc/dispatcher.proc", 0);
+    let o = qpor_line_exits(
+        "check --engine qpor --order breadth models/nets/token-ring-5.pnml",
+        2,
+    );
     assert!(stderr(&o).contains("--order"), "{}", stderr(&o));
 }
 
 #[test]
 fn the_walk_finds_deadlocks_and_never_claims_absence() {
-    let o = qpor_line("check --engine walk --seed 3 --json models/nets/philosophers-10.pnml");
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = qpor_line_exits(
+        "check --engine walk --seed 3 --json models/nets/philosophers-10.pnml",
+        1,
+    );
     assert_eq!(json(&o)["engine"], "walk");
-    let o = qpor_line("check --engine walk --time-limit 0.3 --json models/nets/token-ring-5.pnml");
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["verdict"], "inconclusive");
+    let v = inconclusive("check --engine walk --time-limit 0.3 --json models/nets/token-ring-5.pnml");
     assert!(v["stats"]["walks"].as_u64().unwrap() > 0);
-    let o = qpor_line("check --engine walk --max-states 10 models/nets/token-ring-5.pnml");
-    assert_eq!(o.status.code(), Some(2));
+    qpor_line_exits(
+        "check --engine walk --max-states 10 models/nets/token-ring-5.pnml",
+        2,
+    );
 }
 
 #[test]
@@ -342,18 +337,20 @@ fn witnesses_list_their_states_and_go_to_a_file() {
     assert_eq!(out.matches("-> ").count(), 5, "{out}");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("w.json");
-    let o = qpor(&[
-        "check",
-        "--engine",
-        "explicit",
-        "--json",
-        "--witness",
-        "states",
-        "--witness-file",
-        file.to_str().unwrap(),
-        "models/nets/philosophers-5.pnml",
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = qpor_exits(
+        &[
+            "check",
+            "--engine",
+            "explicit",
+            "--json",
+            "--witness",
+            "states",
+            "--witness-file",
+            file.to_str().unwrap(),
+            "models/nets/philosophers-5.pnml",
+        ],
+        1,
+    );
     let v = json(&o);
     let states = v["findings"][0]["states"].as_array().unwrap();
     assert_eq!(states.len(), 6, "the initial state and one per step");
@@ -394,22 +391,17 @@ fn a_model_can_come_from_standard_input() {
 
 #[test]
 fn the_memory_limit_ends_the_run_inconclusive() {
-    let o = qpor_line("check --json --max-memory 1 models/proc/philosophers-ordered.proc -D N=30");
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["verdict"], "inconclusive");
+    let v = inconclusive("check --json --max-memory 1 models/proc/philosophers-ordered.proc -D N=30");
     assert!(
         v["stopped"].as_str().unwrap().contains("memory limit of 1 MB"),
         "{v}"
     );
-    let o = qpor_line("check --max-memory 0 models/nets/token-ring-5.pnml");
-    assert_eq!(o.status.code(), Some(2));
+    qpor_line_exits("check --max-memory 0 models/nets/token-ring-5.pnml", 2);
 }
 
 #[test]
 fn the_state_equation_proves_or_says_nothing() {
-    let o = qpor_line("check --engine lp --json models/mcc2023/Kanban-PT-00005.pnml");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = qpor_line_exits("check --engine lp --json models/mcc2023/Kanban-PT-00005.pnml", 0);
     let v = json(&o);
     assert_eq!(
         (v["engine"].as_str(), v["verdict"].as_str()),
@@ -418,16 +410,14 @@ fn the_state_equation_proves_or_says_nothing() {
     assert!(v["reduction"]["places_after"].as_u64() < v["reduction"]["places_before"].as_u64());
     assert_eq!(v["stats"]["solver_calls"], 1, "{v}");
     // A net that deadlocks: a dead solution, no verdict.
-    let o = qpor_line("check --engine lp models/nets/philosophers-5.pnml");
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let o = qpor_line_exits("check --engine lp models/nets/philosophers-5.pnml", 3);
     assert!(
         stdout(&o).contains("state equation has a dead solution"),
         "{}",
         stdout(&o)
     );
     // Programs are not its business.
-    let o = qpor_line("check --engine lp models/proc/philosophers.proc");
-    assert_eq!(o.status.code(), Some(2));
+    let o = qpor_line_exits("check --engine lp models/proc/philosophers.proc", 2);
     assert!(stderr(&o).contains("works on nets"), "{}", stderr(&o));
 }
 
@@ -435,19 +425,14 @@ fn the_state_equation_proves_or_says_nothing() {
 fn reduce_net_writes_a_net_that_checks_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("small.pnml");
-    let o = qpor(&[
-        "reduce-net",
-        "models/nets/philosophers-10.pnml",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = out.to_str().unwrap();
+    let o = qpor_exits(&["reduce-net", "models/nets/philosophers-10.pnml", "-o", out], 0);
     assert!(
         stderr(&o).contains("40 → 20 places, 30 → 20 transitions"),
         "{}",
         stderr(&o)
     );
-    let o = qpor(&["check", "--engine", "explicit", out.to_str().unwrap()]);
+    let o = qpor(&["check", "--engine", "explicit", out]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let o = qpor_line("reduce-net --json models/nets/philosophers-ordered-5.pnml");
     let v = json(&o);
@@ -459,7 +444,6 @@ fn reduce_net_writes_a_net_that_checks_the_same() {
     );
     let info = stdout(&qpor_line("info models/nets/philosophers-10.pnml"));
     assert!(info.contains("structural reductions: 40 → 20 places"), "{info}");
-    let o = qpor_line("reduce-net models/proc/philosophers.proc");
-    assert_eq!(o.status.code(), Some(2));
+    let o = qpor_line_exits("reduce-net models/proc/philosophers.proc", 2);
     assert!(stderr(&o).contains("works on nets"), "{}", stderr(&o));
 }

@@ -387,6 +387,22 @@ fn deadlock_highlight_through_the_command_line() {
 }
 
 /// The filled events of a picture, by id.
+/// Asserts that `events` are a configuration of `p`: causally closed and conflict-free.
+fn assert_configuration(p: &Prefix, events: &[u32], what: &str) {
+    let set: HashSet<u32> = events.iter().copied().collect();
+    let mut used = HashSet::new();
+    for &e in events {
+        for &c in &p.events[e as usize].preset {
+            assert!(used.insert(c), "{what}: conflict-free");
+            let producer = p.conditions[c as usize].producer;
+            assert!(
+                producer.is_none_or(|q| set.contains(&q)),
+                "{what}: causally closed"
+            );
+        }
+    }
+}
+
 fn filled_events(g: &Graph) -> Vec<u32> {
     let mut v: Vec<u32> = g
         .nodes
@@ -479,15 +495,7 @@ fn highlight_deadlock_replays_prefixes_of_either_backend() {
                     assert_eq!(g.node_ids_with_prefix("e").len(), p.events.len(), "{f} {name}");
                     let filled = filled_events(&g);
                     assert!(!filled.is_empty(), "{f} {name}: a deadlock is filled");
-                    let set: HashSet<u32> = filled.iter().copied().collect();
-                    let mut used = HashSet::new();
-                    for &e in &filled {
-                        for &c in &p.events[e as usize].preset {
-                            assert!(used.insert(c), "{f} {name}: conflict-free");
-                            let producer = p.conditions[c as usize].producer;
-                            assert!(producer.is_none_or(|q| set.contains(&q)), "{f} {name}: closed");
-                        }
-                    }
+                    assert_configuration(&p, &filled, &format!("{f} {name}"));
                     let m = replay_on_net(f, net, &p, &filled);
                     assert!(dead_on_net(net, &m), "{f} {name}: {m:?} is not dead");
                 }
@@ -560,35 +568,43 @@ fn max_events_and_time_limit_stop_the_prefix_builder() {
     assert!(graph_label(&t).contains("event structure of an incomplete prefix:"));
 }
 
-/// f takes b2; e takes b and b2; e' takes b and f's output x. e #ᵢ f, and e # e' only
-/// through f: ⌈e⌉ ∪ ⌈e'⌉ = {f} is conflict-free, yet [e] ∪ ⌈e'⌉ = {e, f} is not, so the
-/// conflict of e and e' is inherited, not immediate.
-fn inherited_conflict() -> Prefix {
-    let cond = |label: &str, place, producer| Condition {
+/// A condition of a hand-built prefix.
+fn condition(label: &str, place: u32, producer: Option<u32>) -> Condition {
+    Condition {
         label: label.into(),
         place,
         producer,
-    };
-    let event = |label: &str, preset: Vec<u32>, postset: Vec<u32>| PrefixEvent {
+    }
+}
+
+/// An event of a hand-built prefix, neither a cutoff nor owned.
+fn event(label: &str, action: u32, preset: Vec<u32>, postset: Vec<u32>) -> PrefixEvent {
+    PrefixEvent {
         label: label.into(),
-        action: 0,
+        action,
         preset,
         postset,
         cutoff: None,
         owner: None,
-    };
+    }
+}
+
+/// f takes b2; e takes b and b2; e' takes b and f's output x. e #ᵢ f, and e # e' only
+/// through f: ⌈e⌉ ∪ ⌈e'⌉ = {f} is conflict-free, yet [e] ∪ ⌈e'⌉ = {e, f} is not, so the
+/// conflict of e and e' is inherited, not immediate.
+fn inherited_conflict() -> Prefix {
     Prefix {
         conditions: vec![
-            cond("b", 0, None),
-            cond("b2", 1, None),
-            cond("x", 2, Some(0)),
-            cond("y", 3, Some(1)),
-            cond("z", 4, Some(2)),
+            condition("b", 0, None),
+            condition("b2", 1, None),
+            condition("x", 2, Some(0)),
+            condition("y", 3, Some(1)),
+            condition("z", 4, Some(2)),
         ],
         events: vec![
-            event("f", vec![1], vec![2]),
-            event("e", vec![0, 1], vec![3]),
-            event("e'", vec![0, 2], vec![4]),
+            event("f", 0, vec![1], vec![2]),
+            event("e", 0, vec![0, 1], vec![3]),
+            event("e'", 0, vec![0, 2], vec![4]),
         ],
     }
 }
@@ -605,19 +621,8 @@ fn immediate_conflict_is_not_inherited_conflict() {
 fn a_diamond_keeps_only_covering_pairs() {
     // a → b, a → c, b → d, c → d, and a → d directly through a third condition: the
     // reduction drops a → d.
-    let cond = |p, producer| Condition {
-        label: format!("p{p}"),
-        place: p,
-        producer,
-    };
-    let ev = |preset: Vec<u32>, postset: Vec<u32>| PrefixEvent {
-        label: "t".into(),
-        action: 0,
-        preset,
-        postset,
-        cutoff: None,
-        owner: None,
-    };
+    let cond = |p, producer| condition(&format!("p{p}"), p, producer);
+    let ev = |preset, postset| event("t", 0, preset, postset);
     let p = Prefix {
         conditions: vec![
             cond(0, None),
@@ -763,16 +768,7 @@ fn deadlock_search_tells_deadlocks_from_terminations() {
             "{f}: {found:?}"
         );
         if let DeadlockSearch::Found(events) = found {
-            // A configuration: causally closed and conflict-free.
-            let set: HashSet<u32> = events.iter().copied().collect();
-            let mut used = HashSet::new();
-            for &e in &events {
-                for &c in &p.events[e as usize].preset {
-                    assert!(used.insert(c), "{f}: conflict-free");
-                    let producer = p.conditions[c as usize].producer;
-                    assert!(producer.is_none_or(|q| set.contains(&q)), "{f}: causally closed");
-                }
-            }
+            assert_configuration(&p, &events, f);
         }
     }
 }
@@ -789,11 +785,7 @@ fn awkward_names_are_escaped_in_labels_and_clusters() {
         "node",
         "\\N \\G",
     ];
-    let cond = |i: usize, label: &str, producer| Condition {
-        label: label.into(),
-        place: i as u32,
-        producer,
-    };
+    let cond = |i: usize, label: &str, producer| condition(label, i as u32, producer);
     let mut p = Prefix::default();
     for (i, name) in awkward.iter().enumerate() {
         p.conditions.push(cond(i, name, None));
@@ -1014,27 +1006,38 @@ fn every_view_is_deterministic_through_the_command_line() {
 
 #[test]
 fn max_events_notes_in_the_net_and_tree_views() {
-    let t = qpor_ok_line("dot models/nets/philosophers-10.pnml --view net --max-events 5");
-    assert_renders("net --max-events 5", &t);
-    let g = parse_dot(&t);
-    assert_eq!(g.node_ids_with_prefix("t").len(), 5);
-    assert_eq!(
-        g.node_attr("note_truncated", "label"),
-        Some("not drawn: 25 of 30 transitions and 31 of 40 places\\n(--max-events 5)")
-    );
-    // Only the places the drawn transitions touch are drawn, and no edge dangles.
-    assert!(g.node_ids_with_prefix("p").len() < 50);
-    assert!(g.edges.iter().all(|e| g.has_node(&e.from) && g.has_node(&e.to)));
-
-    let t = qpor_ok_line("dot models/proc/ssbexp.proc --view tree --all --max-events 10");
-    assert_renders("tree --max-events 10", &t);
-    let g = parse_dot(&t);
-    assert_eq!(g.node_ids_with_prefix("n").len(), 10);
-    assert_eq!(
-        g.node_attr("note_truncated", "label"),
-        Some("not drawn: 102 of 112 calls\\n(--max-events 10)")
-    );
-    assert!(g.edges.iter().all(|e| g.has_node(&e.from) && g.has_node(&e.to)));
+    // (command line, node id prefix of what is counted, how many are drawn, the note)
+    for (line, counted, drawn, expected_note) in [
+        (
+            "dot models/nets/philosophers-10.pnml --view net --max-events 5",
+            "t",
+            5,
+            "not drawn: 25 of 30 transitions and 31 of 40 places\\n(--max-events 5)",
+        ),
+        (
+            "dot models/proc/ssbexp.proc --view tree --all --max-events 10",
+            "n",
+            10,
+            "not drawn: 102 of 112 calls\\n(--max-events 10)",
+        ),
+    ] {
+        let t = qpor_ok_line(line);
+        assert_renders(line, &t);
+        let g = parse_dot(&t);
+        assert_eq!(g.node_ids_with_prefix(counted).len(), drawn, "{line}");
+        assert_eq!(
+            g.node_attr("note_truncated", "label"),
+            Some(expected_note),
+            "{line}"
+        );
+        // Only the places the drawn transitions touch are drawn (the tree has no places),
+        // and no edge dangles.
+        assert!(g.node_ids_with_prefix("p").len() < 50, "{line}");
+        assert!(
+            g.edges.iter().all(|e| g.has_node(&e.from) && g.has_node(&e.to)),
+            "{line}"
+        );
+    }
 
     let t = qpor_ok_line("dot models/proc/ssbexp.proc --view net --max-events 3");
     let g = parse_dot(&t);
@@ -1447,30 +1450,18 @@ fn deadlock_search_does_not_merge_configurations_by_state() {
         net.add_pre(*t, from, 1);
         net.add_post(*t, to, 1);
     }
-    let cond = |label: &str, place, producer| Condition {
-        label: label.into(),
-        place,
-        producer,
-    };
-    let event = |t: usize, preset: Vec<u32>, postset: Vec<u32>| PrefixEvent {
-        label: names[t].into(),
-        action: t as u32,
-        preset,
-        postset,
-        cutoff: None,
-        owner: None,
-    };
+    let ev = |t: usize, preset, postset| event(names[t], t as u32, preset, postset);
     let p = Prefix {
         conditions: vec![
-            cond("p0", 0, None),
-            cond("p1", 1, Some(0)),
-            cond("p1", 1, Some(1)),
-            cond("p2", 2, Some(2)),
+            condition("p0", 0, None),
+            condition("p1", 1, Some(0)),
+            condition("p1", 1, Some(1)),
+            condition("p2", 2, Some(2)),
         ],
         events: vec![
-            event(0, vec![0], vec![1]),
-            event(1, vec![0], vec![2]),
-            event(2, vec![2], vec![3]),
+            ev(0, vec![0], vec![1]),
+            ev(1, vec![0], vec![2]),
+            ev(2, vec![2], vec![3]),
         ],
     };
     let model = Model::Net(net);

@@ -12,7 +12,7 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::{assert_agrees, check_general, check_qpor, dead_states, explicit_check};
+use engine_support::{assert_qpor_agrees, check_general, check_qpor, dead_states, explicit_check};
 use net_support::{random_net, safe_net, NetSpec};
 use proptest::prelude::*;
 use qpor::engines::qpor::AltMode;
@@ -73,17 +73,8 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
                 );
                 return None;
             }
-            assert_agrees(&r, &oracle, &format!("{what}: {alt:?} {cutoff:?}"));
-            if alt == AltMode::Optimal {
-                assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
-            }
-            let first = CheckOptions {
-                alt,
-                cutoff,
-                max_events: Some(20_000),
-                time_limit: Some(BUDGET),
-                ..CheckOptions::default()
-            };
+            assert_qpor_agrees(&r, &oracle, what, alt, cutoff);
+            let first = CheckOptions { all: false, ..opts };
             let first = check_general(net, &first, &mut Silent).unwrap();
             if first.stopped.is_none() {
                 assert_eq!(

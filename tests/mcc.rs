@@ -43,6 +43,14 @@ fn formula(o: &Output) -> (String, Vec<String>) {
     (line, techniques)
 }
 
+/// [`formula`] of a run that must exit 0 with an answer line starting with `start`.
+fn answer(o: &Output, start: &str) -> (String, Vec<String>) {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    let (line, techniques) = formula(o);
+    assert!(line.starts_with(start), "{line}");
+    (line, techniques)
+}
+
 const KNOWN: [&str; 11] = [
     "STATE_EQUATION",
     "SAT_SMT",
@@ -68,11 +76,9 @@ fn a_reachable_deadlock_is_true_with_the_id_of_the_property_file() {
     )
     .unwrap();
     let o = mcc(dir.path(), &[], &[("BK_EXAMINATION", "ReachabilityDeadlock")]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let (line, techniques) = formula(&o);
-    assert!(
-        line.starts_with("FORMULA Philosophers-PT-000005-ReachabilityDeadlock-0 TRUE TECHNIQUES "),
-        "{line}"
+    let (line, techniques) = answer(
+        &o,
+        "FORMULA Philosophers-PT-000005-ReachabilityDeadlock-0 TRUE TECHNIQUES ",
     );
     assert!(!techniques.is_empty());
     assert!(techniques.iter().all(|t| KNOWN.contains(&t.as_str())), "{line}");
@@ -82,12 +88,7 @@ fn a_reachable_deadlock_is_true_with_the_id_of_the_property_file() {
 fn without_a_property_file_the_id_is_the_examination() {
     let dir = contest_dir("models/nets/token-ring-5.pnml");
     let o = mcc(dir.path(), &["--examination", "ReachabilityDeadlock"], &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let (line, _) = formula(&o);
-    assert!(
-        line.starts_with("FORMULA ReachabilityDeadlock FALSE TECHNIQUES "),
-        "{line}"
-    );
+    let (line, _) = answer(&o, "FORMULA ReachabilityDeadlock FALSE TECHNIQUES ");
     // The token ring shrinks to one transition before any engine runs.
     assert!(line.contains(" STRUCTURAL_REDUCTION"), "{line}");
 }
@@ -156,27 +157,24 @@ fn an_unreadable_model_cannot_be_computed() {
 
 #[test]
 fn one_safe_from_nupn_invariants_or_exploration() {
-    // Declared safe by its NUPN block.
-    let dir = contest_dir("models/mcc2023/Philosophers-PT-000005.pnml");
-    let o = mcc(dir.path(), &["--examination", "OneSafe"], &[]);
-    assert_eq!(
-        stdout(&o),
-        "FORMULA OneSafe TRUE TECHNIQUES USE_NUPN\n",
-        "{}",
-        stderr(&o)
-    );
-    // Safe by place invariants (every philosopher and fork is a 1-token cycle).
-    let dir = contest_dir("models/nets/philosophers-5.pnml");
-    let o = mcc(dir.path(), &["--examination", "OneSafe"], &[]);
-    assert_eq!(
-        stdout(&o),
-        "FORMULA OneSafe TRUE TECHNIQUES TOPOLOGICAL\n",
-        "{}",
-        stderr(&o)
-    );
+    let one_safe = |model: &str| mcc(contest_dir(model).path(), &["--examination", "OneSafe"], &[]);
+    for (model, answer) in [
+        // Declared safe by its NUPN block.
+        (
+            "models/mcc2023/Philosophers-PT-000005.pnml",
+            "FORMULA OneSafe TRUE TECHNIQUES USE_NUPN\n",
+        ),
+        // Safe by place invariants (every philosopher and fork is a 1-token cycle).
+        (
+            "models/nets/philosophers-5.pnml",
+            "FORMULA OneSafe TRUE TECHNIQUES TOPOLOGICAL\n",
+        ),
+    ] {
+        let o = one_safe(model);
+        assert_eq!(stdout(&o), answer, "{}", stderr(&o));
+    }
     // Not safe: the producer puts two items at a time into the buffer.
-    let dir = contest_dir("models/nets/producer-consumer-4.pnml");
-    let o = mcc(dir.path(), &["--examination", "OneSafe"], &[]);
+    let o = one_safe("models/nets/producer-consumer-4.pnml");
     let (line, techniques) = formula(&o);
     assert!(line.starts_with("FORMULA OneSafe FALSE TECHNIQUES "), "{line}");
     assert!(

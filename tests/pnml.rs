@@ -241,21 +241,9 @@ fn read_arcs_and_awkward_names_round_trip() {
     net.add_post(t1, p3, 1);
     net.nupn = Some(Nupn {
         units: vec![
-            Unit {
-                id: "root unit".into(),
-                places: vec![p1],
-                subunits: vec![1, 2],
-            },
-            Unit {
-                id: "u1".into(),
-                places: vec![p3, p0],
-                subunits: vec![],
-            },
-            Unit {
-                id: "u1".into(),
-                places: vec![],
-                subunits: vec![],
-            },
+            Unit::new("root unit", vec![p1], vec![1, 2]),
+            Unit::new("u1", vec![p3, p0], vec![]),
+            Unit::new("u1", vec![], vec![]),
         ],
         root: 0,
         safe: false,

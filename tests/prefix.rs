@@ -184,13 +184,7 @@ fn prefix_states<S: System + ?Sized>(prefix: &Prefix, sys: &S, cap: usize) -> Op
                 .unwrap_or_else(|| panic!("prefix event e{e} ({}) not enabled in the net", ev.label));
             let mut next = Vec::new();
             assert!(sys.successor(&state, step, &mut next).unwrap());
-            let mut c: Vec<u32> = cut
-                .iter()
-                .copied()
-                .filter(|x| ev.preset.binary_search(x).is_err())
-                .chain(ev.postset.iter().copied())
-                .collect();
-            c.sort_unstable();
+            let c = ev.fire(&cut);
             if seen_cuts.insert(c.clone()) {
                 if seen_cuts.len() > cap {
                     return None;

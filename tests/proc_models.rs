@@ -176,8 +176,7 @@ fn count_traces(sys: &dyn System) -> u64 {
         next: usize,
     }
     let init = sys.initial_state();
-    let mut steps = Vec::new();
-    sys.enabled_steps(&init, &mut steps);
+    let steps = enabled(sys, &init);
     if steps.is_empty() {
         return 1;
     }
@@ -206,8 +205,7 @@ fn count_traces(sys: &dyn System) -> u64 {
         }
         let mut next = Vec::new();
         assert!(sys.successor(&top.state, &s, &mut next).unwrap());
-        let mut after = Vec::new();
-        sys.enabled_steps(&next, &mut after);
+        let after = enabled(sys, &next);
         if after.is_empty() {
             count += 1;
             continue;
@@ -375,8 +373,7 @@ fn table_one_sizes_load() {
         let p = load(name, defines);
         let sys = p.system().unwrap();
         let init = sys.initial_state();
-        let mut steps = Vec::new();
-        sys.enabled_steps(&init, &mut steps);
+        let steps = enabled(&sys, &init);
         assert!(!steps.is_empty(), "{name} {defines:?}");
         println!(
             "{name} {defines:?}: {} components, loaded in {:?}",
@@ -387,6 +384,13 @@ fn table_one_sizes_load() {
 }
 
 // ------------------------------------------------------------ the program as a system
+
+/// The steps `sys` enables in `state`.
+fn enabled<S: System + ?Sized>(sys: &S, state: &[Local]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    sys.enabled_steps(state, &mut steps);
+    steps
+}
 
 fn compile(text: &str) -> Program {
     match parse(text, "t.proc", &[]) {
@@ -408,8 +412,7 @@ fn reachable(sys: &ProgramSystem<'_>, max: usize) -> Vec<Vec<Local>> {
         if !seen.insert(s.clone()) || order.len() >= max {
             continue;
         }
-        let mut steps = Vec::new();
-        sys.enabled_steps(&s, &mut steps);
+        let steps = enabled(sys, &s);
         for st in &steps {
             let mut next = Vec::new();
             assert!(sys.successor(&s, st, &mut next).unwrap());
@@ -431,8 +434,7 @@ fn local_code_is_folded_into_visible_steps() {
         sys.local_name(CompId(0), s0[0]),
         "at 8:5 `lock m;` with t=4950, k=0"
     );
-    let mut steps = Vec::new();
-    sys.enabled_steps(&s0, &mut steps);
+    let steps = enabled(&sys, &s0);
     assert_eq!(steps.len(), 1);
     assert_eq!(sys.action_name(steps[0].action), "lock m at 8:5");
     // before the lock, before the write, before the unlock, done.
@@ -448,8 +450,7 @@ fn equal_local_states_are_interned_once() {
         s0[0], s0[1],
         "both instances stand before `lock m` with no locals"
     );
-    let mut steps = Vec::new();
-    sys.enabled_steps(&s0, &mut steps);
+    let steps = enabled(&sys, &s0);
     let mut a = Vec::new();
     let mut b = Vec::new();
     assert!(sys.successor(&s0, &steps[0], &mut a).unwrap());
@@ -483,8 +484,7 @@ fn a_fault_state_is_final_for_nothing_and_takes_no_step() {
     let p = compile("mutex m;\nprocess p {\n    lock m;\n    assert false;\n}\ninit p;\n");
     let sys = p.system().unwrap();
     let s0 = sys.initial_state();
-    let mut steps = Vec::new();
-    sys.enabled_steps(&s0, &mut steps);
+    let steps = enabled(&sys, &s0);
     let mut s1 = Vec::new();
     assert!(sys.successor(&s0, &steps[0], &mut s1).unwrap());
     assert_eq!(
@@ -493,8 +493,7 @@ fn a_fault_state_is_final_for_nothing_and_takes_no_step() {
     );
     assert!(!sys.is_final(CompId(0), s1[0]));
     assert_eq!(sys.local_name(CompId(0), s1[0]), "fault");
-    let mut none = Vec::new();
-    sys.enabled_steps(&s1, &mut none);
+    let none = enabled(&sys, &s1);
     assert!(none.is_empty());
     let r = explore_states(&sys);
     assert_eq!(r.verdict, Verdict::Fault);
@@ -514,8 +513,7 @@ fn touching_index_agrees_with_the_filter_and_touch_sets_are_fixed() {
     assert!(all.len() > 100);
     let mut touch: HashMap<ActionId, TouchSet> = HashMap::new();
     for s in &all {
-        let mut steps = Vec::new();
-        sys.enabled_steps(s, &mut steps);
+        let steps = enabled(&sys, s);
         for st in &steps {
             let prev = touch.entry(st.action).or_insert_with(|| st.touched.clone());
             assert_eq!(*prev, st.touched, "{}", sys.action_name(st.action));
@@ -541,8 +539,7 @@ fn fire_only_depends_on_the_touched_states_and_refuses_other_control_points() {
     let all = reachable(&sys, 5_000);
     let mut results: HashMap<(ActionId, Vec<Local>), Vec<Local>> = HashMap::new();
     for s in &all {
-        let mut steps = Vec::new();
-        sys.enabled_steps(s, &mut steps);
+        let steps = enabled(&sys, s);
         for st in &steps {
             let before: Vec<Local> = st.touched.iter().map(|c| s[c.index()]).collect();
             let mut after = vec![Local(0); before.len()];
@@ -555,8 +552,7 @@ fn fire_only_depends_on_the_touched_states_and_refuses_other_control_points() {
     }
     // The initial step of main (spawn w[0]) cannot fire once main has moved on.
     let s0 = sys.initial_state();
-    let mut steps = Vec::new();
-    sys.enabled_steps(&s0, &mut steps);
+    let steps = enabled(&sys, &s0);
     let spawn = steps
         .iter()
         .find(|s| sys.action_name(s.action).starts_with("spawn w[0]"))

@@ -3,7 +3,6 @@
 //! small stack, so a recursion whose depth follows the length of C (exploring, dropping a
 //! history) overflows it and fails the test.
 
-use qpor::engines::qpor::Qpor;
 use qpor::program::parse;
 use qpor::unfolding::CutoffMode;
 use qpor::Model;
@@ -24,7 +23,7 @@ fn check_on_small_stack(model: Model, opts: CheckOptions) -> Report {
         .stack_size(SMALL_STACK)
         .spawn(move || {
             // The engine itself, on this thread: the dispatcher would run it on its own.
-            let qpor = Qpor { options: opts.qpor() };
+            let qpor = opts.qpor();
             let report = qpor.run(&model, &Budget::unlimited(), &mut Silent).unwrap();
             // The unfolding is dropped inside `run`; dropping the report and the model
             // here must not recurse either.

@@ -3,7 +3,7 @@
 //! cutoff orders (default parameters for programs).
 
 mod engine_support;
-use engine_support::dead_states;
+use engine_support::{dead_states, ALL_MODES};
 use qpor::engines::qpor::AltMode;
 use qpor::unfolding::CutoffMode;
 use qpor::Model;
@@ -64,14 +64,6 @@ fn agree(path: &str, modes: &[AltMode]) {
         }
     }
 }
-
-const ALL_MODES: [AltMode; 5] = [
-    AltMode::KPartial(1),
-    AltMode::KPartial(2),
-    AltMode::KPartial(3),
-    AltMode::Optimal,
-    AltMode::Sdpor,
-];
 
 #[test]
 fn own_nets() {

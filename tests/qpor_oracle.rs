@@ -13,7 +13,9 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::{assert_agrees, check_qpor, dead_states, explicit_check, explore_within};
+use engine_support::{
+    assert_qpor_agrees, check_qpor, dead_states, explicit_check, explore_within, ALL_MODES,
+};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
 use qpor::engines::qpor::AltMode;
@@ -23,14 +25,6 @@ use qpor::unfolding::CutoffMode;
 use qpor::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
 use qpor::{CheckOptions, Report, Silent, Verdict};
 use std::collections::{HashMap, HashSet};
-
-const MODES: [AltMode; 5] = [
-    AltMode::KPartial(1),
-    AltMode::KPartial(2),
-    AltMode::KPartial(3),
-    AltMode::Optimal,
-    AltMode::Sdpor,
-];
 
 /// Runs the explicit oracle and every QPOR configuration on `sys`; returns the explicit
 /// report, or None when the oracle did not finish (unbounded model).
@@ -54,7 +48,7 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
         } else {
             20_000
         };
-        for alt in MODES {
+        for alt in ALL_MODES {
             let opts = CheckOptions {
                 all: true,
                 alt,
@@ -93,18 +87,10 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
                 );
                 continue;
             }
-            assert_agrees(&r, &oracle, &format!("{what}: {alt:?} {cutoff:?}"));
-            if alt == AltMode::Optimal {
-                assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
-            }
+            assert_qpor_agrees(&r, &oracle, what, alt, cutoff);
             // Without --all, the verdict is the same and a deadlock comes with a witness
             // that replays to a dead state.
-            let first_opts = CheckOptions {
-                alt,
-                cutoff,
-                max_events: Some(budget),
-                ..CheckOptions::default()
-            };
+            let first_opts = CheckOptions { all: false, ..opts };
             let first = check_qpor(sys, &first_opts, &mut Silent).unwrap();
             if first.stopped.is_some() && first.verdict == Verdict::Inconclusive {
                 continue;
@@ -170,7 +156,7 @@ fn check_trace_counts<S: System + ?Sized>(sys: &S, what: &str) {
     let Some(traces) = brute_force_traces(sys, 5000) else {
         return;
     };
-    for alt in MODES {
+    for alt in ALL_MODES {
         let opts = CheckOptions {
             all: true,
             alt,

@@ -193,12 +193,14 @@ fn statement(
             writeln!(out, "{pad}    skip;").unwrap();
         }
     };
+    // `open`, a nested statement, `close`.
+    let block = |out: &mut String, next: &mut usize, open: String, close: &str| {
+        writeln!(out, "{pad}{open}").unwrap();
+        body(out, next);
+        writeln!(out, "{pad}{close}").unwrap();
+    };
     match kind {
-        0 | 1 => {
-            writeln!(out, "{pad}lock m{m};").unwrap();
-            body(out, &mut next);
-            writeln!(out, "{pad}unlock m{m};").unwrap();
-        }
+        0 | 1 => block(out, &mut next, format!("lock m{m};"), &format!("unlock m{m};")),
         2 => writeln!(out, "{pad}lock m{m};").unwrap(),
         3 => writeln!(out, "{pad}wait s;").unwrap(),
         4 => writeln!(out, "{pad}signal s;").unwrap(),
@@ -207,11 +209,7 @@ fn statement(
         7 => writeln!(out, "{pad}y[{}] = {};", a % 2, b % 2).unwrap(),
         8 => writeln!(out, "{pad}l = x; y[l] = {};", b % 2).unwrap(),
         9 => writeln!(out, "{pad}l = x; x = (l + {}) % 3;", b % 2 + 1).unwrap(),
-        10 => {
-            writeln!(out, "{pad}if x == {v} {{").unwrap();
-            body(out, &mut next);
-            writeln!(out, "{pad}}}").unwrap();
-        }
+        10 => block(out, &mut next, format!("if x == {v} {{"), "}"),
         11 => writeln!(out, "{pad}assert x != {v};").unwrap(),
         12 => writeln!(out, "{pad}c!{v};").unwrap(),
         13 => writeln!(out, "{pad}c?x;").unwrap(),
@@ -224,12 +222,8 @@ fn statement(
             body(out, &mut next);
             writeln!(out, "{pad}}}").unwrap();
         }
-        17 => {
-            // A loop that may run forever: cycles in the state space.
-            writeln!(out, "{pad}while x != {v} {{").unwrap();
-            body(out, &mut next);
-            writeln!(out, "{pad}}}").unwrap();
-        }
+        // A loop that may run forever: cycles in the state space.
+        17 => block(out, &mut next, format!("while x != {v} {{"), "}"),
         18 if other >= spec.started => writeln!(out, "{pad}spawn p{other};").unwrap(),
         18 | 19 if other != p && (other < spec.started || spawned(spec, other)) => {
             writeln!(out, "{pad}join p{other};").unwrap()

@@ -10,15 +10,15 @@ pub(crate) mod replay;
 mod schedule;
 
 use crate::engine::{Engine, EngineError, Observer, RunResult};
-use crate::explicit::{Explicit, ExplicitOptions};
-use crate::prefix_sat::{PrefixSat, PrefixSatOptions};
-use crate::qpor::{AltMode, Qpor, QporOptions};
-use crate::structural::{Lp, LpOptions};
-use crate::stubborn::{SearchOrder, Stubborn, StubbornOptions};
+use crate::explicit::ExplicitOptions;
+use crate::prefix_sat::PrefixSatOptions;
+use crate::qpor::{AltMode, QporOptions};
+use crate::structural::LpOptions;
+use crate::stubborn::{SearchOrder, StubbornOptions};
 use crate::system::model::{Model, SystemOptions};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::Backend;
-use crate::walk::{Walk, WalkOptions};
+use crate::walk::WalkOptions;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -46,6 +46,17 @@ pub enum EngineChoice {
 }
 
 impl EngineChoice {
+    /// Every choice, in the order `--engine` lists them.
+    pub const ALL: [EngineChoice; 7] = [
+        EngineChoice::Auto,
+        EngineChoice::Qpor,
+        EngineChoice::Explicit,
+        EngineChoice::Walk,
+        EngineChoice::Stubborn,
+        EngineChoice::Lp,
+        EngineChoice::PrefixSat,
+    ];
+
     /// The engine's name, as `--engine` spells it.
     pub fn name(self) -> &'static str {
         match self {
@@ -176,18 +187,12 @@ impl CheckOptions {
     pub fn build_engine(&self, choice: EngineChoice) -> Option<Box<dyn Engine + Send + Sync>> {
         Some(match choice {
             EngineChoice::Auto => return None,
-            EngineChoice::Qpor => Box::new(Qpor { options: self.qpor() }),
-            EngineChoice::Explicit => Box::new(Explicit {
-                options: self.explicit(),
-            }),
-            EngineChoice::Walk => Box::new(Walk { options: self.walk() }),
-            EngineChoice::Stubborn => Box::new(Stubborn {
-                options: self.stubborn(),
-            }),
-            EngineChoice::Lp => Box::new(Lp { options: self.lp() }),
-            EngineChoice::PrefixSat => Box::new(PrefixSat {
-                options: self.prefix_sat(),
-            }),
+            EngineChoice::Qpor => Box::new(self.qpor()),
+            EngineChoice::Explicit => Box::new(self.explicit()),
+            EngineChoice::Walk => Box::new(self.walk()),
+            EngineChoice::Stubborn => Box::new(self.stubborn()),
+            EngineChoice::Lp => Box::new(self.lp()),
+            EngineChoice::PrefixSat => Box::new(self.prefix_sat()),
         })
     }
 }

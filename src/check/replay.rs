@@ -159,10 +159,7 @@ mod tests {
 
     /// p → t → q → u → r: one run, dead in r.
     fn chain() -> Net {
-        let mut net = Net::default();
-        let p = net.add_place("p", None, 1);
-        let q = net.add_place("q", None, 0);
-        let r = net.add_place("r", None, 0);
+        let (mut net, [p, q, r]) = Net::with_places([("p", 1), ("q", 0), ("r", 0)]);
         net.add_transition_between("t", &[p], &[q]);
         net.add_transition_between("u", &[q], &[r]);
         net
@@ -171,6 +168,16 @@ mod tests {
     fn finding(sys: &NetSystem, actions: &[u32], state: &str) -> Finding {
         let witness: Witness = StepNames::default().witness(sys, actions.iter().map(|a| ActionId(*a)));
         Finding::new(FindingKind::Deadlock, state.into(), None, witness)
+    }
+
+    /// Replays on the chain the deadlock finding of `actions` ending in `state`, changed
+    /// by `edit`, without listing states: the message of the replay's refusal.
+    fn refusal(actions: &[u32], state: &str, edit: impl FnOnce(&mut Finding)) -> String {
+        let net = chain();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        let mut f = finding(&sys, actions, state);
+        edit(&mut f);
+        replay(&sys, &mut f, false).unwrap_err().message
     }
 
     #[test]
@@ -184,32 +191,21 @@ mod tests {
 
     #[test]
     fn a_step_that_is_not_enabled_is_refused() {
-        let net = chain();
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let err = replay(&sys, &mut finding(&sys, &[1], "r"), false).unwrap_err();
-        assert!(err.message.contains("step 1 (u) is not enabled in {p}"), "{err}");
+        let err = refusal(&[1], "r", |_| {});
+        assert!(err.contains("step 1 (u) is not enabled in {p}"), "{err}");
     }
 
     #[test]
     fn a_witness_ending_elsewhere_or_alive_is_refused() {
-        let net = chain();
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let err = replay(&sys, &mut finding(&sys, &[0, 1], "q"), false).unwrap_err();
-        assert!(
-            err.message.contains("ends in {r}, not in the reported {q}"),
-            "{err}"
-        );
-        let err = replay(&sys, &mut finding(&sys, &[0], "q"), false).unwrap_err();
-        assert!(err.message.contains("its last state enables u"), "{err}");
+        let err = refusal(&[0, 1], "q", |_| {});
+        assert!(err.contains("ends in {r}, not in the reported {q}"), "{err}");
+        let err = refusal(&[0], "q", |_| {});
+        assert!(err.contains("its last state enables u"), "{err}");
     }
 
     #[test]
     fn a_step_whose_name_is_not_its_action_is_refused() {
-        let net = chain();
-        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        let mut f = finding(&sys, &[0, 1], "r");
-        f.witness.steps[1].action = "t".into();
-        let err = replay(&sys, &mut f, false).unwrap_err();
-        assert!(err.message.contains("step 2 (t) is not enabled in {q}"), "{err}");
+        let err = refusal(&[0, 1], "r", |f| f.witness.steps[1].action = "t".into());
+        assert!(err.contains("step 2 (t) is not enabled in {q}"), "{err}");
     }
 }

@@ -2,6 +2,7 @@
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
 use super::{load_model, until_deadline, write_output, ModelArgs, ProgressLine};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use qpor::engines::stubborn::SearchOrder;
 use qpor::render;
@@ -20,8 +21,8 @@ pub struct CheckArgs {
     /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
     /// and explicit, and takes the first answer; lp proves deadlock freedom of nets or
     /// says nothing; prefix-sat builds the complete prefix and asks a SAT solver.
-    #[arg(long, value_enum, default_value = "auto")]
-    engine: EngineArg,
+    #[arg(long, default_value = "auto", value_parser = engine_parser())]
+    engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -87,15 +88,14 @@ enum OnOff {
     Off,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum EngineArg {
-    Auto,
-    Qpor,
-    Explicit,
-    Walk,
-    Stubborn,
-    Lp,
-    PrefixSat,
+/// `--engine`'s values: the library's engine choices, by name.
+fn engine_parser() -> impl TypedValueParser<Value = EngineChoice> {
+    PossibleValuesParser::new(EngineChoice::ALL.map(EngineChoice::name)).map(|name| {
+        EngineChoice::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .expect("the parser accepts only the names of the choices")
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -118,15 +118,7 @@ enum WitnessArg {
 pub fn run(a: CheckArgs) -> Result<u8, String> {
     let started = Instant::now();
     let time_limit = args::time_limit(a.time_limit)?;
-    let engine = match a.engine {
-        EngineArg::Auto => EngineChoice::Auto,
-        EngineArg::Qpor => EngineChoice::Qpor,
-        EngineArg::Explicit => EngineChoice::Explicit,
-        EngineArg::Walk => EngineChoice::Walk,
-        EngineArg::Stubborn => EngineChoice::Stubborn,
-        EngineArg::Lp => EngineChoice::Lp,
-        EngineArg::PrefixSat => EngineChoice::PrefixSat,
-    };
+    let engine = a.engine;
     if a.max_states.is_some()
         && matches!(
             engine,

@@ -28,8 +28,8 @@ pub use stats::{
     QporCounters, Stats, StoreCounters, StubbornCounters, WalkCounters,
 };
 
-use crate::system::model::Model;
-use crate::system::ModelError;
+use crate::system::model::{Model, SystemOptions};
+use crate::system::{ModelError, System};
 
 /// A deadlock-checking engine: explores (or reasons about) a model within a budget.
 ///
@@ -44,6 +44,20 @@ pub trait Engine {
 
     /// Checks `model` for deadlocks (and faults) within `budget`.
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult;
+}
+
+/// Runs `search` on the component system `model` becomes under `opts`: the whole of
+/// [`Engine::run`] for an engine that searches any system alike.
+pub(crate) fn run_on_system<E>(
+    model: &Model,
+    opts: &SystemOptions,
+    search: impl FnOnce(&dyn System) -> Result<Report, E>,
+) -> RunResult
+where
+    EngineError: From<E>,
+{
+    let sys = model.system(opts)?;
+    Ok(search(&*sys)?)
 }
 
 /// What an engine run gives: its report, or why it could not run at all.

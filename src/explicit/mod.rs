@@ -14,7 +14,8 @@
 pub(crate) mod store;
 
 use crate::engine::{
-    Budget, Counters, Engine, ExplicitCounters, Observer, Progress, Report, RunResult, StopReason,
+    run_on_system, Budget, Counters, Engine, ExplicitCounters, Observer, Progress, Report, RunResult,
+    StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
@@ -42,21 +43,14 @@ pub struct ExplicitOptions {
     pub max_states: Option<u64>,
 }
 
-/// The explicit-state engine.
-#[derive(Clone, Debug, Default)]
-pub struct Explicit {
-    /// Its options.
-    pub options: ExplicitOptions,
-}
-
-impl Engine for Explicit {
+/// The options are the explicit-state engine.
+impl Engine for ExplicitOptions {
     fn name(&self) -> &'static str {
         "explicit"
     }
 
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
-        let sys = model.system(&self.options.system)?;
-        Ok(search(&*sys, &self.options, budget, observer)?)
+        run_on_system(model, &self.system, |sys| search(sys, self, budget, observer))
     }
 }
 
@@ -98,9 +92,7 @@ impl<S: System + ?Sized> Search<'_, S> {
     ) -> Result<Option<StopReason>, ModelError> {
         // The tree holds the initial state as id 0.
         let init = self.sys.initial_state();
-        if let Some(msg) = fault_after(self.sys, &init, None) {
-            self.found.fault(0, msg);
-        }
+        self.found.initial_fault(self.sys, &init);
         let mut cur = Vec::new();
         let mut next = Vec::new();
         let mut steps: Vec<Step> = Vec::new();

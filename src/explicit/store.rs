@@ -13,7 +13,7 @@
 use crate::engine::{
     Counters, Finding, FindingKind, Report, Settings, Stats, StepNames, StopReason, StoreCounters,
 };
-use crate::system::{classify_dead, ActionId, Local, System};
+use crate::system::{classify_dead, fault_after, ActionId, Local, System};
 use hashbrown::{HashSet, HashTable};
 use std::hash::{BuildHasher, Hasher};
 use std::time::Instant;
@@ -184,6 +184,17 @@ impl FoundStates {
             message: Some(message),
         });
         self.faulty.insert(id);
+    }
+
+    /// Records the fault of the initial state `init` (id 0) of `sys`, if it holds one, and
+    /// says whether it does.
+    pub(crate) fn initial_fault<S: System + ?Sized>(&mut self, sys: &S, init: &[Local]) -> bool {
+        let fault = fault_after(sys, init, None);
+        let faulty = fault.is_some();
+        if let Some(msg) = fault {
+            self.fault(0, msg);
+        }
+        faulty
     }
 
     /// Whether state `id` holds a fault.

@@ -355,6 +355,15 @@ struct Ids<'n> {
 }
 
 impl<'n> Ids<'n> {
+    /// The node's own `id` when it is `kept`, else a new one made from it after `letter`.
+    fn kept_or_made(&mut self, id: &'n str, kept: bool, letter: char) -> Cow<'n, str> {
+        if kept {
+            Cow::Borrowed(id)
+        } else {
+            Cow::Owned(self.make(sanitised(letter, id)))
+        }
+    }
+
     fn assign(net: &'n Net) -> Self {
         let mut ids = Ids {
             net: String::new(),
@@ -374,19 +383,11 @@ impl<'n> Ids<'n> {
             .map(|t| keep(&mut ids.kept, &t.id))
             .collect();
         for (p, kept) in net.places.iter().zip(place_kept) {
-            let id = if kept {
-                Cow::Borrowed(p.id.as_str())
-            } else {
-                Cow::Owned(ids.make(sanitised('p', &p.id)))
-            };
+            let id = ids.kept_or_made(&p.id, kept, 'p');
             ids.places.push(id);
         }
         for (t, kept) in net.transitions.iter().zip(trans_kept) {
-            let id = if kept {
-                Cow::Borrowed(t.id.as_str())
-            } else {
-                Cow::Owned(ids.make(sanitised('t', &t.id)))
-            };
+            let id = ids.kept_or_made(&t.id, kept, 't');
             ids.transitions.push(id);
         }
         ids.net = ids.make(sanitised('n', net.name.as_deref().unwrap_or("net")));

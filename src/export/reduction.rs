@@ -35,16 +35,22 @@ pub fn pes_instance_text(cnf: &Cnf, source: &str) -> String {
         "per clause, never both a<i> and b<i>: a satisfying assignment. Decide it: qpor decide alt FILE"
     );
     c.push('\n');
+    write_formula(&mut c, cnf, "");
+    super::pes::write(&pes, &c)
+}
+
+/// Writes to the comment `c` the formula's size, then its DIMACS lines indented by two
+/// more spaces, each line after `indent`.
+fn write_formula(c: &mut String, cnf: &Cnf, indent: &str) {
     let _ = writeln!(
         c,
-        "The formula ({} variables, {} clauses):",
+        "{indent}The formula ({} variables, {} clauses):",
         cnf.num_vars,
         cnf.clauses.len()
     );
     for line in cnf.to_dimacs().lines() {
-        let _ = writeln!(c, "  {line}");
+        let _ = writeln!(c, "{indent}  {line}");
     }
-    super::pes::write(&pes, &c)
 }
 
 /// Escapes `--` so that text can sit in an XML comment.
@@ -124,15 +130,7 @@ pub fn net_instance_pnml(cnf: &Cnf, source: &str) -> io::Result<Vec<u8>> {
     );
     let _ = writeln!(c, "  Decide it: qpor decide cex FILE");
     let _ = writeln!(c);
-    let _ = writeln!(
-        c,
-        "  The formula ({} variables, {} clauses):",
-        cnf.num_vars,
-        cnf.clauses.len()
-    );
-    for line in cnf.to_dimacs().lines() {
-        let _ = writeln!(c, "    {line}");
-    }
+    write_formula(&mut c, cnf, "  ");
     if cnf.num_vars == 0 {
         let _ = writeln!(c, "  (no variables: the net has one unused variable x1)");
     }

@@ -163,17 +163,12 @@ impl<'t> Reader<'t> {
     }
 
     fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
-        ParseError {
-            file: self.file.to_string(),
-            pos: pos_of_offset(self.text, at),
-            message: message.into(),
-        }
+        ParseError::at(self.file, self.text, at, message)
     }
 
     fn warn(&mut self, at: usize, message: &str) {
-        let p = pos_of_offset(self.text, at);
-        self.warnings
-            .push(format!("{}:{}:{}: warning: {message}", self.file, p.line, p.col));
+        let warning = self.error(at, format!("warning: {message}"));
+        self.warnings.push(warning.to_string());
     }
 
     /// `line` without its line break; returns `false` at the `%` end marker.

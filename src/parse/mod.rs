@@ -8,6 +8,8 @@ pub(crate) mod pnml;
 pub(crate) mod proc;
 
 use crate::system::model::Model;
+use crate::system::net::Net;
+use crate::system::program::Program;
 use std::fmt;
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -74,6 +76,18 @@ pub struct ParseError {
     pub message: String,
 }
 
+impl ParseError {
+    /// The error `message` at byte `offset` of `text`, the contents of `file`. Its text,
+    /// `file:line:col: message`, is also how a reader words a warning.
+    pub(crate) fn at(file: &str, text: &str, offset: usize, message: impl Into<String>) -> ParseError {
+        ParseError {
+            file: file.to_string(),
+            pos: pos_of_offset(text, offset),
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -138,6 +152,24 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
+impl Loaded {
+    /// A net as a reader gives it, with its warnings.
+    fn net((net, warnings): (Net, Vec<String>)) -> Loaded {
+        Loaded {
+            model: Model::Net(net),
+            warnings,
+        }
+    }
+
+    /// A program as the reader gives it, with its warnings.
+    fn program((program, warnings): (Program, Vec<String>)) -> Loaded {
+        Loaded {
+            model: Model::Program(program),
+            warnings,
+        }
+    }
+}
+
 /// Options of the readers.
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
@@ -170,32 +202,18 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
         Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(io)?))
     };
     match format {
-        Format::Pnml => {
-            let (net, warnings) = pnml::read(input, &shown)?;
-            Ok(Loaded {
-                model: Model::Net(net),
-                warnings,
-            })
-        }
+        Format::Pnml => Ok(Loaded::net(pnml::read(input, &shown)?)),
         Format::LlNet => {
             // The classic benchmark files carry Latin-1 comments ("Römer").
             let mut bytes = Vec::new();
             input.read_to_end(&mut bytes).map_err(io)?;
             let text = llnet::decode(&bytes);
-            let (net, warnings) = llnet::parse(&text, &shown)?;
-            Ok(Loaded {
-                model: Model::Net(net),
-                warnings,
-            })
+            Ok(Loaded::net(llnet::parse(&text, &shown)?))
         }
         Format::Proc => {
             let mut text = String::new();
             input.read_to_string(&mut text).map_err(io)?;
-            let (program, warnings) = proc::parse(&text, &shown, &opts.defines)?;
-            Ok(Loaded {
-                model: Model::Program(program),
-                warnings,
-            })
+            Ok(Loaded::program(proc::parse(&text, &shown, &opts.defines)?))
         }
     }
 }
@@ -208,26 +226,8 @@ pub fn load_str(
     defines: &[(String, i64)],
 ) -> Result<Loaded, ParseError> {
     match format {
-        Format::Pnml => {
-            let (net, warnings) = pnml::read(text.as_bytes(), file)?;
-            Ok(Loaded {
-                model: Model::Net(net),
-                warnings,
-            })
-        }
-        Format::LlNet => {
-            let (net, warnings) = llnet::parse(text, file)?;
-            Ok(Loaded {
-                model: Model::Net(net),
-                warnings,
-            })
-        }
-        Format::Proc => {
-            let (program, warnings) = proc::parse(text, file, defines)?;
-            Ok(Loaded {
-                model: Model::Program(program),
-                warnings,
-            })
-        }
+        Format::Pnml => Ok(Loaded::net(pnml::read(text.as_bytes(), file)?)),
+        Format::LlNet => Ok(Loaded::net(llnet::parse(text, file)?)),
+        Format::Proc => Ok(Loaded::program(proc::parse(text, file, defines)?)),
     }
 }

@@ -16,7 +16,7 @@ use crate::unfold::Backend;
 use rustc_hash::FxHashSet;
 use std::time::Instant;
 
-/// Options of the prefix + SAT check.
+/// The prefix + SAT engine, with its options.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PrefixSatOptions {
     /// How the model becomes a system (the OneSafe view is refused).
@@ -33,20 +33,14 @@ pub struct PrefixSatOptions {
     pub max_events: Option<u64>,
 }
 
-/// The prefix + SAT engine.
-#[derive(Clone, Debug, Default)]
-pub struct PrefixSat {
-    /// Its options.
-    pub options: PrefixSatOptions,
-}
-
-impl Engine for PrefixSat {
+/// The options are the prefix + SAT engine.
+impl Engine for PrefixSatOptions {
     fn name(&self) -> &'static str {
         "prefix-sat"
     }
 
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
-        let opts = &self.options;
+        let opts = self;
         if opts.system.one_safe_watch {
             return Err(
                 ModelError::new("the prefix-sat engine answers the deadlock question, not OneSafe").into(),

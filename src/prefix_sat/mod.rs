@@ -14,7 +14,7 @@ mod engine;
 mod formula;
 mod solver;
 
-pub use engine::{PrefixSat, PrefixSatOptions};
+pub use engine::PrefixSatOptions;
 pub use formula::Cnf;
 
 /// A literal of the formula: a variable number (from 1) with a sign, as in DIMACS.

@@ -5,8 +5,8 @@
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
 use super::AltMode;
 use crate::engine::{
-    drop_in_background, AltSetting, Budget, Counters, Engine, Observer, QporCounters, Report, RunResult,
-    Settings, Stats,
+    drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, Observer, QporCounters, Report,
+    RunResult, Settings, Stats,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
@@ -55,33 +55,25 @@ impl QporOptions {
     }
 }
 
-/// The QPOR engine.
-#[derive(Clone, Debug, Default)]
-pub struct Qpor {
-    /// Its options.
-    pub options: QporOptions,
-}
-
-impl Engine for Qpor {
+/// The options are the QPOR engine.
+impl Engine for QporOptions {
     fn name(&self) -> &'static str {
         "qpor"
     }
 
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
-        let opts = &self.options;
-        match opts.unfolding.resolve(model, &opts.system) {
+        match self.unfolding.resolve(model, &self.system) {
             Backend::General => {
                 let net = model.as_net().ok_or_else(|| {
                     ModelError::new(
                         "the general unfolding backend unfolds Petri nets only; use --unfolding program",
                     )
                 })?;
-                check_net(net, opts, budget, observer)
+                check_net(net, self, budget, observer)
             }
-            _ => {
-                let sys = model.system(&opts.system)?;
-                check_system(&*sys, opts, budget, observer, &mut NoTree)
-            }
+            _ => run_on_system(model, &self.system, |sys| {
+                check_system(sys, self, budget, observer, &mut NoTree)
+            }),
         }
     }
 }

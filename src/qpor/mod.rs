@@ -10,5 +10,5 @@ pub(crate) mod engine;
 pub mod explore;
 
 pub use alt::AltMode;
-pub use engine::{check_net, check_system, Qpor, QporOptions, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS};
+pub use engine::{check_net, check_system, QporOptions, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS};
 pub use explore::{explore, ExploreOptions, ExploreOutcome, LeafKind, NoTree, TreeListener};

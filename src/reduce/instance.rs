@@ -198,11 +198,7 @@ pub fn read_program(text: &str, file: &str) -> Result<(ProgramInstance, Vec<Stri
         .filter(|&c| sys.component_kind(c) == "process")
         .map(|c| (sys.component_name(c), c))
         .collect();
-    let err = |at: usize, message: String| ParseError {
-        file: file.to_string(),
-        pos: pos_of_offset(text, at),
-        message,
-    };
+    let err = |at: usize, message: String| ParseError::at(file, text, at, message);
     let mut question = ProgramQuestion::default();
     let mut offset = 0usize;
     for line in text.split_inclusive('\n') {
@@ -368,11 +364,7 @@ struct NetText<'a> {
 impl NetText<'_> {
     /// An error at byte `at` of the file.
     fn err(&self, at: usize, message: String) -> ParseError {
-        ParseError {
-            file: self.file.to_string(),
-            pos: pos_of_offset(self.text, at),
-            message,
-        }
+        ParseError::at(self.file, self.text, at, message)
     }
 
     /// The transition with id `id`, named at byte `at`.

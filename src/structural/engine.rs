@@ -16,14 +16,8 @@ pub struct LpOptions {
     pub system: SystemOptions,
 }
 
-/// The state-equation engine.
-#[derive(Clone, Debug, Default)]
-pub struct Lp {
-    /// Its options.
-    pub options: LpOptions,
-}
-
-impl Engine for Lp {
+/// The options are the state-equation engine.
+impl Engine for LpOptions {
     fn name(&self) -> &'static str {
         "lp"
     }
@@ -31,7 +25,7 @@ impl Engine for Lp {
     fn run(&self, model: &Model, budget: &Budget, _observer: &mut dyn Observer) -> RunResult {
         let start = Instant::now();
         let net = match model {
-            Model::Net(_) if self.options.system.one_safe_watch => {
+            Model::Net(_) if self.system.one_safe_watch => {
                 return Err(ModelError::new(
                     "the lp engine proves deadlock freedom, not the OneSafe question".to_string(),
                 )

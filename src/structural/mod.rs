@@ -6,5 +6,5 @@ mod engine;
 pub(crate) mod reduce;
 pub(crate) mod state_equation;
 
-pub use engine::{Lp, LpOptions};
+pub use engine::LpOptions;
 pub use reduce::{reduce, ReducedNet};

@@ -108,31 +108,25 @@ pub struct StubbornOptions {
     pub order: SearchOrder,
 }
 
-/// The stubborn-set engine.
-#[derive(Clone, Debug, Default)]
-pub struct Stubborn {
-    /// Its options.
-    pub options: StubbornOptions,
-}
-
-impl Engine for Stubborn {
+/// The options are the stubborn-set engine.
+impl Engine for StubbornOptions {
     fn name(&self) -> &'static str {
         "stubborn"
     }
 
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
         match model {
-            Model::Net(_) if self.options.system.one_safe_watch => Err(ModelError::new(
+            Model::Net(_) if self.system.one_safe_watch => Err(ModelError::new(
                 "the stubborn engine keeps deadlocks, not the OneSafe question's markings".to_string(),
             )
             .into()),
             Model::Net(net) => {
-                let sys = NetSystem::new(net, self.options.system.decomposition_of(net))?;
-                Ok(search_net(&sys, &self.options, budget, observer)?)
+                let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
+                Ok(search_net(&sys, self, budget, observer)?)
             }
             Model::Program(prog) => {
                 let sys = prog.system()?;
-                Ok(search_program(&sys, &self.options, budget, observer)?)
+                Ok(search_program(&sys, self, budget, observer)?)
             }
         }
     }
@@ -272,8 +266,7 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         observer: &mut dyn Observer,
     ) -> Result<Option<StopReason>, ModelError> {
         let init = self.sys.initial_state();
-        if let Some(msg) = fault_after(self.sys, &init, None) {
-            self.found.fault(0, msg);
+        if self.found.initial_fault(self.sys, &init) {
             return Ok(None);
         }
         // The tree holds the initial state as id 0.

@@ -326,11 +326,7 @@ mod tests {
 
     /// Two independent transitions and a pair in conflict on one place.
     fn net() -> Net {
-        let mut net = Net::default();
-        let a = net.add_place("a", None, 1);
-        let b = net.add_place("b", None, 1);
-        let c = net.add_place("c", None, 1);
-        let out = net.add_place("out", None, 0);
+        let (mut net, [a, b, c, out]) = Net::with_places([("a", 1), ("b", 1), ("c", 1), ("out", 0)]);
         net.add_transition_between("t0", &[a], &[out]);
         net.add_transition_between("t1", &[b], &[out]);
         net.add_transition_between("t2", &[b, c], &[]);
@@ -358,10 +354,7 @@ mod tests {
     #[test]
     fn a_disabled_member_brings_the_producers_of_its_scapegoat() {
         // t1 moves a token from p to q; t0 needs q and r: t0's scapegoat q brings t1.
-        let mut net = Net::default();
-        let p = net.add_place("p", None, 1);
-        let q = net.add_place("q", None, 0);
-        let r = net.add_place("r", None, 1);
+        let (mut net, [p, q, r]) = Net::with_places([("p", 1), ("q", 0), ("r", 1)]);
         net.add_transition_between("t0", &[q, r], &[]);
         net.add_transition_between("t1", &[p], &[q]);
         net.add_transition_between("t2", &[r], &[]);
@@ -377,8 +370,7 @@ mod tests {
 
     #[test]
     fn readers_do_not_conflict_with_each_other() {
-        let mut net = Net::default();
-        let p = net.add_place("p", None, 1);
+        let (mut net, [p]) = Net::with_places([("p", 1)]);
         let t0 = net.add_transition("t0", None);
         net.add_read(t0, p);
         let t1 = net.add_transition("t1", None);

@@ -80,27 +80,25 @@ pub(crate) fn compare_erv(a: &HistoryShape, b: &HistoryShape) -> Ordering {
         .map(|e| e.0)
         .unwrap_or(0)
         .max(lb.last().map(|e| e.0).unwrap_or(0));
-    for level in 1..=levels {
-        let xa: Vec<ActionId> = la.iter().filter(|e| e.0 == level).map(|e| e.1).collect();
-        let xb: Vec<ActionId> = lb.iter().filter(|e| e.0 == level).map(|e| e.1).collect();
-        match compare_parikh(&xa, &xb) {
-            Ordering::Equal => {}
-            o => return o,
-        }
-    }
-    Ordering::Equal
+    let at_level = |l: &[(u32, ActionId)], level| -> Vec<ActionId> {
+        l.iter().filter(|e| e.0 == level).map(|e| e.1).collect()
+    };
+    lexicographic((1..=levels).map(|level| compare_parikh(&at_level(&la, level), &at_level(&lb, level))))
+}
+
+/// The first of `orders` that is not `Equal`, or `Equal`: a lexicographic comparison,
+/// computed only as far as it needs.
+pub(crate) fn lexicographic(mut orders: impl Iterator<Item = Ordering>) -> Ordering {
+    orders.find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn v(x: &[u32]) -> Vec<ActionId> {
-        x.iter().map(|&i| ActionId(i)).collect()
-    }
-
     #[test]
     fn parikh_prefers_more_early_actions() {
+        let v = |x: &[u32]| -> Vec<ActionId> { x.iter().copied().map(ActionId).collect() };
         assert_eq!(compare_parikh(&v(&[0, 1]), &v(&[1, 1])), Ordering::Less);
         assert_eq!(compare_parikh(&v(&[0, 0]), &v(&[0, 1])), Ordering::Less);
         assert_eq!(compare_parikh(&v(&[2, 3]), &v(&[2, 3])), Ordering::Equal);

@@ -22,6 +22,19 @@ pub(crate) mod pes;
 pub(crate) mod prefix;
 pub(crate) mod program;
 
+/// A xorshift generator for the randomised unit tests: `next(bound)` draws from
+/// `0..bound`, the same sequence for the same `seed` (which must not be 0).
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut rng = seed;
+    move |bound: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % bound
+    }
+}
+
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{ActionId, Local, ModelError};
 use std::fmt;
@@ -240,6 +253,21 @@ fn sort_dedup_from(out: &mut Vec<EventId>, start: usize) {
     out.truncate(kept);
 }
 
+/// Checks, in debug builds, the precondition of [`Unfolding::push`]: `e` ∈ en(C).
+fn debug_assert_pushable<U: Unfolding + ?Sized>(unf: &U, e: EventId) {
+    debug_assert!(
+        unf.is_enabled(e),
+        "[qpor internal bug] pushing an event not enabled at C"
+    );
+}
+
+/// `list`, emptied but keeping its allocation: a freed event's lists go back to its arena
+/// slot, for the next event created there.
+fn emptied<A: smallvec::Array>(mut list: smallvec::SmallVec<A>) -> smallvec::SmallVec<A> {
+    list.clear();
+    list
+}
+
 /// Pops the last event of a backend's configuration C: [`Unfolding::pop`] on an empty C is
 /// a bug of the engine driving it.
 fn pop_config(config: &mut Vec<EventId>) -> EventId {
@@ -248,7 +276,8 @@ fn pop_config(config: &mut Vec<EventId>) -> EventId {
         .expect("[qpor internal bug] pop from the empty configuration")
 }
 
-/// The ids of the live slots of an event arena, given whether each slot is alive.
+/// The ids of the slots of an event arena whose flag is set, given the flag of each slot
+/// (whether it is alive, or alive and unmarked when pruning).
 fn live_ids(alive: impl Iterator<Item = bool>) -> impl Iterator<Item = EventId> {
     alive
         .enumerate()

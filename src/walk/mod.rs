@@ -19,8 +19,8 @@
 //! what the whole model does.
 
 use crate::engine::{
-    Budget, Counters, Engine, Finding, FindingKind, Observer, Progress, Report, RunResult, Settings, Stats,
-    StepNames, StopReason, WalkCounters,
+    run_on_system, Budget, Counters, Engine, Finding, FindingKind, Observer, Progress, Report, RunResult,
+    Settings, Stats, StepNames, StopReason, WalkCounters,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
@@ -56,21 +56,14 @@ pub struct WalkOptions {
     pub all: bool,
 }
 
-/// The random-walk engine.
-#[derive(Clone, Debug, Default)]
-pub struct Walk {
-    /// Its options.
-    pub options: WalkOptions,
-}
-
-impl Engine for Walk {
+/// The options are the random-walk engine.
+impl Engine for WalkOptions {
     fn name(&self) -> &'static str {
         "walk"
     }
 
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
-        let sys = model.system(&self.options.system)?;
-        Ok(walk(&*sys, &self.options, budget, observer)?)
+        run_on_system(model, &self.system, |sys| walk(sys, self, budget, observer))
     }
 }
 

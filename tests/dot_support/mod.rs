@@ -249,6 +249,32 @@ fn local_configuration(p: &Prefix, e: u32) -> Vec<u32> {
     v
 }
 
+/// Where the event of `action` on `preset` stands in a prefix being built.
+enum Slot {
+    /// It is there already, with this id.
+    Known(u32),
+    /// It is not, and gets this id when added.
+    New(u32),
+    /// It is not, and the prefix has no room for it.
+    Full,
+}
+
+/// Finds the slot of the event of `action` on `preset` in `p`, whose events are indexed
+/// by action and preset in `index`; at most `max_events` events.
+fn slot(
+    p: &Prefix,
+    index: &HashMap<(u32, Vec<u32>), u32>,
+    action: u32,
+    preset: &[u32],
+    max_events: usize,
+) -> Slot {
+    match index.get(&(action, preset.to_vec())) {
+        Some(&e) => Slot::Known(e),
+        None if p.events.len() >= max_events => Slot::Full,
+        None => Slot::New(p.events.len() as u32),
+    }
+}
+
 fn produced_by_cutoff(p: &Prefix, preset: &[u32]) -> bool {
     preset.iter().any(|&c| {
         p.conditions[c as usize]
@@ -276,7 +302,7 @@ pub fn net_prefix(net: &Net, max_events: usize, max_cuts: usize) -> Prefix {
     let init: Vec<u32> = (0..p.conditions.len() as u32).collect();
     let mut reps: HashMap<Vec<u32>, (Option<u32>, usize)> = HashMap::new();
     reps.insert(marking_of(&p, &init), (None, 0));
-    let mut index: HashMap<(usize, Vec<u32>), u32> = HashMap::new();
+    let mut index: HashMap<(u32, Vec<u32>), u32> = HashMap::new();
     let mut seen: HashSet<Vec<u32>> = HashSet::new();
     seen.insert(init.clone());
     let mut stack = vec![init];
@@ -309,13 +335,10 @@ pub fn net_prefix(net: &Net, max_events: usize, max_cuts: usize) -> Prefix {
             if produced_by_cutoff(&p, &preset) {
                 continue;
             }
-            let e = match index.get(&(ti, preset.clone())) {
-                Some(&e) => e,
-                None => {
-                    if p.events.len() >= max_events {
-                        continue;
-                    }
-                    let e = p.events.len() as u32;
+            let e = match slot(&p, &index, ti as u32, &preset, max_events) {
+                Slot::Known(e) => e,
+                Slot::Full => continue,
+                Slot::New(e) => {
                     let mut postset = Vec::new();
                     let outs = t.post.iter().copied().chain(t.read.iter().map(|pl| (*pl, 1)));
                     for (pl, w) in outs {
@@ -336,7 +359,7 @@ pub fn net_prefix(net: &Net, max_events: usize, max_cuts: usize) -> Prefix {
                         cutoff: None,
                         owner: None,
                     });
-                    index.insert((ti, preset.clone()), e);
+                    index.insert((ti as u32, preset.clone()), e);
                     let local = local_configuration(&p, e);
                     let consumed: HashSet<u32> = local
                         .iter()
@@ -361,14 +384,7 @@ pub fn net_prefix(net: &Net, max_events: usize, max_cuts: usize) -> Prefix {
             if p.events[e as usize].cutoff.is_some() {
                 continue;
             }
-            let ev = &p.events[e as usize];
-            let mut next: Vec<u32> = cut
-                .iter()
-                .copied()
-                .filter(|c| ev.preset.binary_search(c).is_err())
-                .chain(ev.postset.iter().copied())
-                .collect();
-            next.sort_unstable();
+            let next = p.events[e as usize].fire(&cut);
             if seen.len() < max_cuts && seen.insert(next.clone()) {
                 stack.push(next);
             }
@@ -416,13 +432,10 @@ pub fn system_prefix(sys: &dyn System, max_events: usize, max_cuts: usize) -> Pr
                 continue;
             }
             assert!(sys.successor(&state, step, &mut next_state).unwrap());
-            let e = match index.get(&(step.action.0, preset.clone())) {
-                Some(&e) => e,
-                None => {
-                    if p.events.len() >= max_events {
-                        continue;
-                    }
-                    let e = p.events.len() as u32;
+            let e = match slot(&p, &index, step.action.0, &preset, max_events) {
+                Slot::Known(e) => e,
+                Slot::Full => continue,
+                Slot::New(e) => {
                     let mut postset = Vec::new();
                     for c in &step.touched {
                         postset.push(p.conditions.len() as u32);

@@ -2,10 +2,21 @@
 //! the test files that compare them: each call gets a budget of the options' time limit.
 #![allow(dead_code)] // each test file uses some of these
 
+use qpor::engines::qpor::AltMode;
 use qpor::engines::{explicit, qpor as por};
 use qpor::net::Net;
+use qpor::unfolding::CutoffMode;
 use qpor::{Budget, CheckOptions, EngineError, FindingKind, ModelError, Observer, Report, Silent, System};
 use std::collections::BTreeSet;
+
+/// Every way of computing alternatives: k = 1, 2, 3, optimal and SDPOR's clues.
+pub const ALL_MODES: [AltMode; 5] = [
+    AltMode::KPartial(1),
+    AltMode::KPartial(2),
+    AltMode::KPartial(3),
+    AltMode::Optimal,
+    AltMode::Sdpor,
+];
 
 /// QPOR on the program-like unfolding of `sys`.
 pub fn check_qpor<S: System + ?Sized>(
@@ -76,4 +87,14 @@ pub fn dead_states(r: &Report) -> BTreeSet<(FindingKind, String)> {
 pub fn assert_agrees(r: &Report, oracle: &Report, what: &str) {
     assert_eq!(r.verdict, oracle.verdict, "{what}");
     assert_eq!(dead_states(r), dead_states(oracle), "{what}: dead states");
+}
+
+/// [`assert_agrees`] for a QPOR run with `alt` and `cutoff`; an optimal run also meets no
+/// sleep-set-blocked leaf.
+pub fn assert_qpor_agrees(r: &Report, oracle: &Report, what: &str, alt: AltMode, cutoff: CutoffMode) {
+    let what = format!("{what}: {alt:?} {cutoff:?}");
+    assert_agrees(r, oracle, &what);
+    if alt == AltMode::Optimal {
+        assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
+    }
 }

@@ -123,14 +123,7 @@ pub fn deadlock_configuration<S: System + ?Sized>(
             {
                 return Err(format!("the prefix's event e{e} ({}) cannot fire", ev.label));
             }
-            let mut cut: Vec<u32> = f
-                .cut
-                .iter()
-                .copied()
-                .filter(|c| ev.preset.binary_search(c).is_err())
-                .chain(ev.postset.iter().copied())
-                .collect();
-            cut.sort_unstable();
+            let cut = ev.fire(&f.cut);
             if seen.contains(&cut) {
                 continue;
             }

@@ -114,17 +114,12 @@ impl<'t> Reader<'t> {
     }
 
     fn error_at(&self, offset: usize, message: impl Into<String>) -> ParseError {
-        ParseError {
-            file: self.file.to_string(),
-            pos: pos_of_offset(self.text, offset),
-            message: message.into(),
-        }
+        ParseError::at(self.file, self.text, offset, message)
     }
 
     fn warn_at(&mut self, offset: usize, message: &str) {
-        let pos = pos_of_offset(self.text, offset);
-        self.warnings
-            .push(format!("{}:{}:{}: {message}", self.file, pos.line, pos.col));
+        let warning = self.error_at(offset, message);
+        self.warnings.push(warning.to_string());
     }
 
     fn finish_warnings(&mut self) {

@@ -187,21 +187,27 @@ impl<'t> Reader<'t> {
     }
 
     pub(super) fn place(&self, number: &Pair<'t, Rule>) -> Result<PlaceId, ParseError> {
-        let id = self.id(number, "place")?;
-        self.place_ids.get(&id).copied().ok_or_else(|| {
-            self.error_at(
-                number.as_span().start(),
-                format!("unknown place id {id}: PL defines no place {id}"),
-            )
-        })
+        self.node(&self.place_ids, number, "place", "PL")
     }
 
     pub(super) fn transition(&self, number: &Pair<'t, Rule>) -> Result<TransId, ParseError> {
-        let id = self.id(number, "transition")?;
-        self.trans_ids.get(&id).copied().ok_or_else(|| {
+        self.node(&self.trans_ids, number, "transition", "TR")
+    }
+
+    /// The `kind` (place or transition) that `number` names in `ids`, the numbering of
+    /// the block `block`.
+    fn node<T: Copy>(
+        &self,
+        ids: &HashMap<u32, T>,
+        number: &Pair<'t, Rule>,
+        kind: &str,
+        block: &str,
+    ) -> Result<T, ParseError> {
+        let id = self.id(number, kind)?;
+        ids.get(&id).copied().ok_or_else(|| {
             self.error_at(
                 number.as_span().start(),
-                format!("unknown transition id {id}: TR defines no transition {id}"),
+                format!("unknown {kind} id {id}: {block} defines no {kind} {id}"),
             )
         })
     }

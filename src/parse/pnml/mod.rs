@@ -235,20 +235,24 @@ mod tests {
         assert_eq!(fast, err);
     }
 
+    /// The message of the error that reading `text` gives, which must be at `at`.
+    fn error_message(text: &str, at: Pos) -> String {
+        let err = read(text.as_bytes(), "t.pnml").unwrap_err();
+        assert_eq!(err.pos, at, "{err}");
+        err.message
+    }
+
     #[test]
     fn attribute_errors_point_into_the_tag() {
-        let text = "<pnml>\n  <net id=\"n\"\n       type=x>";
-        let err = read(text.as_bytes(), "t.pnml").unwrap_err();
-        assert_eq!(err.pos, pos(3, 13), "{err}");
-        assert!(err.message.contains("quotes"), "{err}");
+        let message = error_message("<pnml>\n  <net id=\"n\"\n       type=x>", pos(3, 13));
+        assert!(message.contains("quotes"), "{message}");
     }
 
     #[test]
     fn xml_errors_use_quick_xml_positions() {
         let text = "<pnml>\n  <foo>\n  </fooo>\n</pnml>";
-        let err = read(text.as_bytes(), "t.pnml").unwrap_err();
-        assert_eq!(err.pos, pos(3, 3), "{err}");
-        assert!(err.message.starts_with("malformed XML"), "{err}");
+        let message = error_message(text, pos(3, 3));
+        assert!(message.starts_with("malformed XML"), "{message}");
         let mut with_bom = UTF8_BOM.to_vec();
         with_bom.extend_from_slice(text.as_bytes());
         assert_eq!(read(with_bom.as_slice(), "t.pnml").unwrap_err().pos, pos(3, 3));

@@ -136,15 +136,7 @@ impl Parser<'_> {
                         let from = *chain
                             .last()
                             .expect("[qpor internal bug] a reference chain starts at a reference");
-                        return Err(self.error(
-                            self.syms.pos(from),
-                            format!(
-                                "{} {} refers to {}, which is not a node of the net",
-                                self.syms.kind(from).noun(),
-                                self.syms.id(from),
-                                self.syms.id(cur)
-                            ),
-                        ));
+                        return Err(self.bad_reference(from, cur, "a node of the net"));
                     }
                     SymKind::RefPlace(next) | SymKind::RefTransition(next) => {
                         resolution[cur as usize] = Resolution::Active;
@@ -159,20 +151,25 @@ impl Parser<'_> {
                     _ => ("transition", matches!(node, Node::Transition(_))),
                 };
                 if !ok {
-                    return Err(self.error(
-                        self.syms.pos(s),
-                        format!(
-                            "{} {} refers to {}, which is not a {wanted}",
-                            self.syms.kind(s).noun(),
-                            self.syms.id(s),
-                            self.syms.id(cur)
-                        ),
-                    ));
+                    return Err(self.bad_reference(s, cur, &format!("a {wanted}")));
                 }
                 resolution[s as usize] = Resolution::Done(node);
             }
         }
         Ok(resolution)
+    }
+
+    /// The error of the reference node `from`, which leads to `to`, not to `wanted`.
+    fn bad_reference(&self, from: u32, to: u32, wanted: &str) -> ParseError {
+        self.error(
+            self.syms.pos(from),
+            format!(
+                "{} {} refers to {}, which is not {wanted}",
+                self.syms.kind(from).noun(),
+                self.syms.id(from),
+                self.syms.id(to)
+            ),
+        )
     }
 
     /// Attaches every arc to its transition, sorted by (transition, direction, place).

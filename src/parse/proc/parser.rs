@@ -133,22 +133,8 @@ fn rule_words(r: Rule) -> Option<&'static str> {
         | Rule::continue_stmt
         | Rule::send_stmt
         | Rule::recv_stmt
-        | Rule::assign_stmt
-        | Rule::kw_lock
-        | Rule::kw_unlock
-        | Rule::kw_wait
-        | Rule::kw_signal
-        | Rule::kw_spawn
-        | Rule::kw_join
-        | Rule::kw_if
-        | Rule::kw_while
-        | Rule::kw_for
-        | Rule::kw_loop
-        | Rule::kw_choose
-        | Rule::kw_assert
-        | Rule::kw_skip
-        | Rule::kw_break
-        | Rule::kw_continue => "a statement",
+        | Rule::assign_stmt => "a statement",
+        r if is_statement_keyword(r) => "a statement",
         Rule::const_decl
         | Rule::param_decl
         | Rule::mutex_decl
@@ -239,37 +225,45 @@ fn next<'i>(it: &mut pest::iterators::Pairs<'i, Rule>, at: usize) -> Result<Pair
         .ok_or_else(|| Diag::at(at, "[qpor internal bug] the grammar and the front end disagree"))
 }
 
-/// Skips keyword pairs, which carry no information beyond their rule.
-fn is_keyword(r: Rule) -> bool {
+/// The keywords a statement begins with.
+fn is_statement_keyword(r: Rule) -> bool {
     matches!(
         r,
-        Rule::kw_const
-            | Rule::kw_param
-            | Rule::kw_var
-            | Rule::kw_mutex
-            | Rule::kw_sem
-            | Rule::kw_chan
-            | Rule::kw_process
-            | Rule::kw_init
-            | Rule::kw_lock
+        Rule::kw_lock
             | Rule::kw_unlock
             | Rule::kw_wait
             | Rule::kw_signal
             | Rule::kw_spawn
             | Rule::kw_join
             | Rule::kw_if
-            | Rule::kw_else
             | Rule::kw_while
             | Rule::kw_for
-            | Rule::kw_in
             | Rule::kw_loop
             | Rule::kw_choose
-            | Rule::kw_or
             | Rule::kw_assert
             | Rule::kw_skip
             | Rule::kw_break
             | Rule::kw_continue
     )
+}
+
+/// Skips keyword pairs, which carry no information beyond their rule.
+fn is_keyword(r: Rule) -> bool {
+    is_statement_keyword(r)
+        || matches!(
+            r,
+            Rule::kw_const
+                | Rule::kw_param
+                | Rule::kw_var
+                | Rule::kw_mutex
+                | Rule::kw_sem
+                | Rule::kw_chan
+                | Rule::kw_process
+                | Rule::kw_init
+                | Rule::kw_else
+                | Rule::kw_in
+                | Rule::kw_or
+        )
 }
 
 fn inner(p: Pair<'_, Rule>) -> pest::iterators::Pairs<'_, Rule> {
@@ -307,28 +301,14 @@ fn item(p: Pair<'_, Rule>) -> Result<ItemAt, Diag> {
             Item::Mutex(names)
         }
         Rule::sem_decl => {
-            let mut names = Vec::new();
-            let mut init = None;
-            for q in content(p) {
-                match q.as_rule() {
-                    Rule::decl_name => names.push(decl_name(q)?),
-                    _ => init = Some(expr(q)?),
-                }
-            }
+            let (names, init) = names_and_rest(p, expr)?;
             Item::Sem(names, init)
         }
         Rule::chan_decl => {
-            let mut names = Vec::new();
-            let mut ty = None;
-            for q in content(p) {
-                match q.as_rule() {
-                    Rule::decl_name => names.push(decl_name(q)?),
-                    _ => {
-                        let s = span_of(&q);
-                        ty = Some((type_spec(q)?, s));
-                    }
-                }
-            }
+            let (names, ty) = names_and_rest(p, |q| {
+                let s = span_of(&q);
+                Ok((type_spec(q)?, s))
+            })?;
             Item::Chan(names, ty)
         }
         Rule::process_def => {
@@ -394,6 +374,23 @@ fn indexed_name(p: Pair<'_, Rule>) -> Result<(Ident, Option<Expr>, Span), Diag> 
     let name = ident(next(&mut it, span.start)?);
     let index = it.next().map(expr).transpose()?;
     Ok((name, index, span))
+}
+
+/// The names a declaration declares, and the other part it may have (a semaphore's
+/// initial value, a channel's type), read by `rest`.
+fn names_and_rest<T>(
+    p: Pair<'_, Rule>,
+    mut rest: impl FnMut(Pair<'_, Rule>) -> Result<T, Diag>,
+) -> Result<(Vec<DeclName>, Option<T>), Diag> {
+    let mut names = Vec::new();
+    let mut other = None;
+    for q in content(p) {
+        match q.as_rule() {
+            Rule::decl_name => names.push(decl_name(q)?),
+            _ => other = Some(rest(q)?),
+        }
+    }
+    Ok((names, other))
 }
 
 fn decl_name(p: Pair<'_, Rule>) -> Result<DeclName, Diag> {

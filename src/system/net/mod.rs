@@ -153,6 +153,18 @@ pub struct Unit {
     pub subunits: Vec<usize>,
 }
 
+impl Unit {
+    /// The unit `id` with its own `places` and the `subunits` (indices into
+    /// [`Nupn::units`]).
+    pub fn new(id: impl Into<String>, places: Vec<PlaceId>, subunits: Vec<usize>) -> Unit {
+        Unit {
+            id: id.into(),
+            places,
+            subunits,
+        }
+    }
+}
+
 /// A nested-unit decomposition (the PNML `toolspecific tool="nupn"` block).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Nupn {
@@ -186,6 +198,14 @@ impl Net {
             initial,
         });
         PlaceId(self.places.len() as u32 - 1)
+    }
+
+    /// A net of unnamed places, given by id and initial tokens, and no transitions, with
+    /// the places' ids in the same order: where a net built by hand starts.
+    pub fn with_places<const N: usize>(places: [(&str, u32); N]) -> (Net, [PlaceId; N]) {
+        let mut net = Net::default();
+        let ids = places.map(|(id, initial)| net.add_place(id, None, initial));
+        (net, ids)
     }
 
     /// Adds a transition without arcs and returns its id.

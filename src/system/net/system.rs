@@ -265,13 +265,14 @@ mod tests {
 
     /// Two processes taking two locks in opposite orders (the classic deadlock).
     fn locks() -> Net {
-        let mut n = Net::default();
-        let idle1 = n.add_place("idle1", None, 1);
-        let has_a = n.add_place("hasA", None, 0);
-        let idle2 = n.add_place("idle2", None, 1);
-        let has_b = n.add_place("hasB", None, 0);
-        let lock_a = n.add_place("lockA", None, 1);
-        let lock_b = n.add_place("lockB", None, 1);
+        let (mut n, [idle1, has_a, idle2, has_b, lock_a, lock_b]) = Net::with_places([
+            ("idle1", 1),
+            ("hasA", 0),
+            ("idle2", 1),
+            ("hasB", 0),
+            ("lockA", 1),
+            ("lockB", 1),
+        ]);
         n.add_transition_between("p1.takeA", &[idle1, lock_a], &[has_a]);
         n.add_transition_between("p1.takeB", &[has_a, lock_b], &[idle1, lock_a, lock_b]);
         n.add_transition_between("p2.takeB", &[idle2, lock_b], &[has_b]);
@@ -315,9 +316,7 @@ mod tests {
 
     #[test]
     fn weights_and_read_arcs() {
-        let mut n = Net::default();
-        let p = n.add_place("p", None, 3);
-        let q = n.add_place("q", None, 0);
+        let (mut n, [p, q]) = Net::with_places([("p", 3), ("q", 0)]);
         let t = n.add_transition("t", None);
         n.add_pre(t, p, 2);
         n.add_post(t, q, 5);
@@ -341,10 +340,7 @@ mod tests {
     /// Unit u1 = {a, b} holds a; t takes the loose place c and puts a token on b, taking the
     /// one on a too only when `respects_unit`.
     fn unit_net(respects_unit: bool) -> Net {
-        let mut n = Net::default();
-        let a = n.add_place("a", None, 1);
-        let b = n.add_place("b", None, 0);
-        let c = n.add_place("c", None, 1);
+        let (mut n, [a, b, c]) = Net::with_places([("a", 1), ("b", 0), ("c", 1)]);
         let t = n.add_transition("t", None);
         n.add_pre(t, c, 1);
         if respects_unit {
@@ -353,16 +349,8 @@ mod tests {
         n.add_post(t, b, 1);
         n.nupn = Some(Nupn {
             units: vec![
-                Unit {
-                    id: "u0".into(),
-                    places: vec![],
-                    subunits: vec![1],
-                },
-                Unit {
-                    id: "u1".into(),
-                    places: vec![a, b],
-                    subunits: vec![],
-                },
+                Unit::new("u0", vec![], vec![1]),
+                Unit::new("u1", vec![a, b], vec![]),
             ],
             root: 0,
             safe: true,

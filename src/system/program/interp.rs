@@ -100,6 +100,14 @@ pub(crate) enum Flow {
     Goto(u32),
 }
 
+/// Entry `index` of a table of declarations, which has one for every index the compiler
+/// hands out; an index beyond it is the `what` of an internal error.
+fn declared<'t, T>(table: &'t [T], index: u32, what: &str) -> Result<&'t T, String> {
+    table
+        .get(index as usize)
+        .ok_or_else(|| format!("[qpor internal bug] {what}"))
+}
+
 const INTERNAL: &str = "[qpor internal bug] a shared cell outside the step's touch set";
 
 impl<'p> Eval<'p> {
@@ -120,11 +128,7 @@ impl<'p> Eval<'p> {
 
     /// The slot of cell `i` of local array `array`.
     fn local_cell(&self, array: u32, i: i64) -> Result<u32, String> {
-        let a = self
-            .def
-            .arrays
-            .get(array as usize)
-            .ok_or_else(|| "[qpor internal bug] local array".to_string())?;
+        let a = declared(&self.def.arrays, array, "local array")?;
         if i < 0 || i >= a.len as i64 {
             return Err(format!(
                 "index {i} is out of range for `{}` (size {})",
@@ -136,11 +140,7 @@ impl<'p> Eval<'p> {
 
     /// The component of cell `i` of shared variable `var`.
     pub(super) fn var_cell(&self, var: u32, i: Option<i64>) -> Result<CompId, String> {
-        let d = self
-            .prog
-            .vars
-            .get(var as usize)
-            .ok_or_else(|| "[qpor internal bug] variable".to_string())?;
+        let d = declared(&self.prog.vars, var, "variable")?;
         Ok(CompId(d.base.0 + cell_offset(d.len, i, &d.name)?))
     }
 
@@ -355,20 +355,14 @@ impl<'p> Eval<'p> {
     /// The component of a mutex or semaphore cell (`sem` selects the table).
     pub(super) fn resource(&self, c: &CellRef, sem: bool, locals: &[i64]) -> Result<CompId, String> {
         let table = if sem { &self.prog.sems } else { &self.prog.mutexes };
-        let d = table
-            .get(c.decl as usize)
-            .ok_or_else(|| "[qpor internal bug] resource".to_string())?;
+        let d = declared(table, c.decl, "resource")?;
         let off = cell_offset(d.len, self.index_value(c, locals)?, &d.name)?;
         Ok(CompId(d.base.0 + off))
     }
 
     /// The component of the process instance a spawn or join names.
     pub(super) fn process(&self, c: &CellRef, locals: &[i64]) -> Result<CompId, String> {
-        let d = self
-            .prog
-            .defs
-            .get(c.decl as usize)
-            .ok_or_else(|| "[qpor internal bug] process".to_string())?;
+        let d = declared(&self.prog.defs, c.decl, "process")?;
         match (d.index_lo, self.index_value(c, locals)?) {
             (None, _) => Ok(d.first),
             (Some(lo), Some(k)) => {
@@ -389,11 +383,7 @@ impl<'p> Eval<'p> {
 
     /// The global number of the channel cell a send or receive names.
     pub(super) fn channel(&self, c: &CellRef, locals: &[i64]) -> Result<u32, String> {
-        let d = self
-            .prog
-            .chans
-            .get(c.decl as usize)
-            .ok_or_else(|| "[qpor internal bug] channel".to_string())?;
+        let d = declared(&self.prog.chans, c.decl, "channel")?;
         Ok(d.first_cell + cell_offset(d.len, self.index_value(c, locals)?, &d.name)?)
     }
 

@@ -247,13 +247,7 @@ mod tests {
 
     #[test]
     fn backjumping_finds_the_sets_of_plain_backtracking_in_its_order() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |bound: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % bound
-        };
+        let mut next = crate::unfold::test_rng(0x9e37_79b9_7f4a_7c15);
         let (mut with_sets, mut wide_with_sets) = (0, 0);
         for case in 0..400 {
             // Columns of distinct ids; a random symmetric incompatibility.

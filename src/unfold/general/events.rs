@@ -159,10 +159,8 @@ impl GeneralUnfolding {
         let hist = self.events[x.index()].hist;
         self.hists.release(hist);
         let e = &mut self.events[x.index()];
-        e.preset = preset;
-        e.preset.clear();
-        e.postset = postset;
-        e.postset.clear();
+        e.preset = crate::unfold::emptied(preset);
+        e.postset = crate::unfold::emptied(postset);
         e.hist = History::EMPTY;
         e.alive = false;
         self.free_events.push(x);

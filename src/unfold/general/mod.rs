@@ -81,7 +81,7 @@ impl CondId {
 
 /// Options of the general unfolding. Its deadline, if any, is set with
 /// [`GeneralUnfolding::set_deadline`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct GeneralOptions {
     /// The adequate order for cutoffs.
     pub cutoff: CutoffMode,
@@ -93,15 +93,6 @@ pub struct GeneralOptions {
 /// How many events [`GeneralUnfolding`] creates between two looks at the clock (besides
 /// the looks inside every co-set search, each [`coset::TICK_PICKS`] picks).
 const EVENTS_PER_CLOCK_CHECK: u64 = 1024;
-
-impl Default for GeneralOptions {
-    fn default() -> Self {
-        GeneralOptions {
-            cutoff: CutoffMode::Erv,
-            max_events: None,
-        }
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Cond {

@@ -201,9 +201,7 @@ mod tests {
 
     #[test]
     fn read_arcs_become_self_loops_and_sources_get_a_virtual_place() {
-        let mut n = Net::default();
-        let p = n.add_place("p", None, 1);
-        let q = n.add_place("q", None, 0);
+        let (mut n, [p, q]) = Net::with_places([("p", 1), ("q", 0)]);
         let t = n.add_transition("t", None);
         n.add_read(t, p);
         n.add_post(t, q, 2);

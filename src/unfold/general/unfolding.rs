@@ -16,10 +16,7 @@ impl Unfolding for GeneralUnfolding {
     }
 
     fn push(&mut self, e: EventId) {
-        debug_assert!(
-            self.is_enabled(e),
-            "[qpor internal bug] pushing an event not enabled at C"
-        );
+        crate::unfold::debug_assert_pushable(self, e);
         self.rank_at.push(self.c_conds);
         let top = self.top_hist();
         let next = self
@@ -200,13 +197,9 @@ impl Unfolding for GeneralUnfolding {
                 }
             }
         }
-        let dead: Vec<EventId> = self
-            .events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.alive && e.mark != g)
-            .map(|(i, _)| EventId(i as u32))
-            .collect();
+        // Free the live events left unmarked.
+        let dead: Vec<EventId> =
+            crate::unfold::live_ids(self.events.iter().map(|e| e.alive && e.mark != g)).collect();
         for x in dead {
             self.free_event(x);
         }

@@ -184,19 +184,25 @@ impl PesBuilder {
         &self.names[i as usize]
     }
 
+    /// The error for the pair `p` of `relation` (written `op`), which relates an event to
+    /// itself.
+    fn reflexive(&self, p: &Pair, relation: &str, op: &str) -> PesError {
+        PesError {
+            pos: p.pos,
+            message: format!(
+                "{relation} must be irreflexive: `{} {op} {}`",
+                self.name(p.a),
+                self.name(p.b)
+            ),
+        }
+    }
+
     /// ⌈e⌉ for every event: checks that causality is irreflexive and acyclic, then closes
     /// it transitively in topological order.
     fn causal_pasts(&self) -> Result<Vec<FixedBitSet>, PesError> {
         let n = self.names.len();
         if let Some(p) = self.causality.iter().find(|p| p.a == p.b) {
-            return Err(PesError {
-                pos: p.pos,
-                message: format!(
-                    "causality must be irreflexive: `{} < {}`",
-                    self.name(p.a),
-                    self.name(p.b)
-                ),
-            });
+            return Err(self.reflexive(p, "causality", "<"));
         }
         let mut graph = CausalityGraph::with_capacity(n, self.causality.len());
         for _ in 0..n {
@@ -347,14 +353,7 @@ impl PesBuilder {
     ) -> Result<(), PesError> {
         let (a, b) = (p.a as usize, p.b as usize);
         if a == b {
-            return Err(PesError {
-                pos: p.pos,
-                message: format!(
-                    "conflict must be irreflexive: `{} # {}`",
-                    self.name(p.a),
-                    self.name(p.b)
-                ),
-            });
+            return Err(self.reflexive(p, "conflict", "#"));
         }
         let ordered = if causes[b].contains(a) {
             Some((a, b))
@@ -364,31 +363,31 @@ impl PesBuilder {
             None
         };
         if let Some((lo, hi)) = ordered {
-            return Err(PesError {
-                pos: p.pos,
-                message: format!(
-                    "`{} # {}` relates causally ordered events (`{} < {}`): by inheritance `{}` would be in conflict with itself",
-                    self.name(p.a),
-                    self.name(p.b),
-                    self.names[lo],
-                    self.names[hi],
-                    self.names[hi]
-                ),
-            });
+            let why = format!(
+                "relates causally ordered events (`{} < {}`)",
+                self.names[lo], self.names[hi]
+            );
+            return Err(self.self_conflict(p, &why, hi));
         }
         if let Some(x) = upset(a).intersection(&upset(b)).next() {
-            return Err(PesError {
-                pos: p.pos,
-                message: format!(
-                    "`{} # {}` but both are causes of `{}`: by inheritance `{}` would be in conflict with itself",
-                    self.name(p.a),
-                    self.name(p.b),
-                    self.names[x],
-                    self.names[x]
-                ),
-            });
+            let why = format!("but both are causes of `{}`", self.names[x]);
+            return Err(self.self_conflict(p, &why, x));
         }
         Ok(())
+    }
+
+    /// The error for the declared conflict `p`, which (`why`) would put event `e` in
+    /// conflict with itself by inheritance.
+    fn self_conflict(&self, p: &Pair, why: &str, e: usize) -> PesError {
+        PesError {
+            pos: p.pos,
+            message: format!(
+                "`{} # {}` {why}: by inheritance `{}` would be in conflict with itself",
+                self.name(p.a),
+                self.name(p.b),
+                self.names[e]
+            ),
+        }
     }
 
     /// The error for the undeclared inherited conflict `x # y`, naming the declared

@@ -123,10 +123,7 @@ impl Unfolding for PesUnfolding<'_> {
     }
 
     fn push(&mut self, e: EventId) {
-        debug_assert!(
-            self.is_enabled(e),
-            "[qpor internal bug] pushing an event not enabled at C"
-        );
+        crate::unfold::debug_assert_pushable(self, e);
         self.in_config.insert(e.index());
         self.state[e.index()] = Local(1);
         for f in self.pes.conflicts(id(e)).ones() {

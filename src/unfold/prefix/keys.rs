@@ -12,6 +12,7 @@
 //! - Equal values have equal ids while both are held; an id is reused only after its last
 //!   holder released it.
 
+use crate::unfold::cutoff::lexicographic;
 use hashbrown::HashTable;
 use std::cmp::Ordering;
 use std::hash::{BuildHasher, Hash};
@@ -204,13 +205,8 @@ impl FoataForm {
 /// ([`super::builder::compare_sparse`]); the same answer as
 /// [`crate::unfold::cutoff::compare_erv`] on their shapes.
 pub(crate) fn compare_foata(a: &FoataForm, b: &FoataForm) -> Ordering {
-    for l in 0..a.levels().max(b.levels()) {
-        match super::builder::compare_sparse(a.level(l), b.level(l)) {
-            Ordering::Equal => {}
-            o => return o,
-        }
-    }
-    Ordering::Equal
+    let levels = 0..a.levels().max(b.levels());
+    lexicographic(levels.map(|l| super::builder::compare_sparse(a.level(l), b.level(l))))
 }
 
 #[cfg(test)]
@@ -222,13 +218,7 @@ mod tests {
     #[test]
     fn foata_forms_compare_as_compare_erv() {
         // Shapes over 3 actions, up to 3 levels, with equal Parikh vectors or not.
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |bound: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % bound
-        };
+        let mut next = crate::unfold::test_rng(0x2545_f491_4f6c_dd1d);
         let mut shapes: Vec<Vec<(u32, u32)>> = Vec::new();
         for _ in 0..200 {
             let levels = 1 + next(3) as u32;

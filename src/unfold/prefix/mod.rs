@@ -97,6 +97,21 @@ pub struct PrefixEvent {
     pub owner: Option<String>,
 }
 
+impl PrefixEvent {
+    /// The cut reached when this event fires from `cut`: its preset leaves, its postset
+    /// joins; sorted.
+    pub fn fire(&self, cut: &[u32]) -> Vec<u32> {
+        let mut next: Vec<u32> = cut
+            .iter()
+            .copied()
+            .filter(|c| self.preset.binary_search(c).is_err())
+            .chain(self.postset.iter().copied())
+            .collect();
+        next.sort_unstable();
+        next
+    }
+}
+
 /// A condition of a prefix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Condition {

@@ -252,8 +252,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         let summary = self.events[e.index()].summary;
         self.tries.release(summary);
         let ev = &mut self.events[e.index()];
-        ev.nodes = nodes;
-        ev.nodes.clear();
+        ev.nodes = crate::unfold::emptied(nodes);
         ev.alive = false;
         ev.summary = Summary::EMPTY;
         self.free.push(e);

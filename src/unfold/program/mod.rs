@@ -164,21 +164,12 @@ impl Event {
 }
 
 /// Options of the program-like unfolding.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ProgramOptions {
     /// The adequate order for cutoffs.
     pub cutoff: CutoffMode,
     /// Stop with [`super::UnfoldError::EventLimit`] after creating this many events.
     pub max_events: Option<u64>,
-}
-
-impl Default for ProgramOptions {
-    fn default() -> Self {
-        ProgramOptions {
-            cutoff: CutoffMode::Erv,
-            max_events: None,
-        }
-    }
 }
 
 /// A representative of a state in the cutoff table.

@@ -50,10 +50,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
     }
 
     fn push(&mut self, e: EventId) {
-        debug_assert!(
-            self.is_enabled(e),
-            "[qpor internal bug] pushing an event not enabled at C"
-        );
+        crate::unfold::debug_assert_pushable(self, e);
         let top = *self.config_summaries.last().unwrap();
         let entries: SmallVec<[(CompId, u32); 8]> = self.ev(e).nodes.iter().map(|n| (n.comp, e.0)).collect();
         let events = &self.events;
@@ -190,13 +187,8 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         }
         // Free the unmarked, effects before causes (larger histories first) so that every
         // freed event's live neighbours are fixed up.
-        let mut dead: Vec<EventId> = self
-            .events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.alive && e.mark != g)
-            .map(|(i, _)| EventId(i as u32))
-            .collect();
+        let mut dead: Vec<EventId> =
+            crate::unfold::live_ids(self.events.iter().map(|e| e.alive && e.mark != g)).collect();
         dead.sort_by_key(|x| std::cmp::Reverse(self.ev(*x).size));
         for x in dead {
             self.free_event(x);

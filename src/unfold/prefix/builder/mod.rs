@@ -148,7 +148,7 @@ pub(crate) trait Semantics {
 }
 
 /// Options of the prefix builder.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct PrefixOptions {
     /// The adequate order (ERV by default). With [`CutoffMode::None`] nothing is a cutoff:
     /// give a limit unless the model is acyclic.
@@ -163,18 +163,6 @@ pub struct PrefixOptions {
     /// Stop (incomplete) when this token is cancelled (an engine of the portfolio building
     /// a prefix stops with the others).
     pub cancel: Option<CancelToken>,
-}
-
-impl Default for PrefixOptions {
-    fn default() -> Self {
-        PrefixOptions {
-            cutoff: CutoffMode::Erv,
-            max_events: None,
-            time_limit: None,
-            max_bytes: None,
-            cancel: None,
-        }
-    }
 }
 
 /// Statistics of a prefix construction.
