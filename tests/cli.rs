@@ -447,3 +447,33 @@ fn reduce_net_writes_a_net_that_checks_the_same() {
     let o = qpor_line_exits("reduce-net models/proc/philosophers.proc", 2);
     assert!(stderr(&o).contains("works on nets"), "{}", stderr(&o));
 }
+
+#[test]
+fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
+    let o = qpor_line_exits("check --engine prefix-sat --json models/nets/philosophers-5.pnml", 1);
+    let v = json(&o);
+    assert_eq!(v["verdict"], "deadlock", "{v}");
+    assert_eq!(v["findings"][0]["witness"].as_array().map(Vec::len), Some(5), "{v}");
+    let o = qpor_line_exits("check --engine prefix-sat --json models/nets/dekker.pnml", 0);
+    let v = json(&o);
+    assert_eq!(v["verdict"], "no-deadlock", "{v}");
+    assert_eq!(v["stats"]["solver_calls"], 1, "{v}");
+    // `unfold --cnf` writes the formula the engine solved: the same size.
+    let dir = tempfile::tempdir().unwrap();
+    let cnf = dir.path().join("dekker.cnf");
+    let cnf = cnf.to_str().unwrap();
+    qpor_exits(&["unfold", "models/nets/dekker.pnml", "--cnf", cnf], 0);
+    let text = std::fs::read_to_string(cnf).unwrap();
+    let header = format!("p cnf {} {}", v["stats"]["variables"], v["stats"]["clauses"]);
+    assert_eq!(text.lines().next(), Some(header.as_str()));
+    // An incomplete prefix proves nothing: inconclusive, and no formula written.
+    let v = inconclusive("check --engine prefix-sat --json --max-events 5 models/nets/dekker.pnml");
+    assert!(v["stopped"].as_str().unwrap().contains("event limit of 5"), "{v}");
+    let o = qpor_exits(
+        &["unfold", "models/nets/dekker.pnml", "--max-events", "5", "--cnf", cnf],
+        2,
+    );
+    assert!(stderr(&o).contains("incomplete"), "{}", stderr(&o));
+    // `--max-states` is not its limit.
+    qpor_line_exits("check --engine prefix-sat --max-states 5 models/nets/dekker.pnml", 2);
+}

@@ -5,6 +5,7 @@ use super::{load_model, ModelArgs};
 use clap::Args;
 use qpor::dot::write_prefix;
 use qpor::dot::{DotOptions, Incomplete};
+use qpor::engines::prefix_sat::deadlock_cnf;
 use qpor::render::{outcome_json, outcome_text};
 use qpor::unfolding::prefix::{build_model, PrefixOptions};
 use qpor::unfolding::CutoffMode;
@@ -39,6 +40,10 @@ pub struct UnfoldArgs {
     /// Write the prefix as a Graphviz DOT occurrence net to FILE.
     #[arg(long, value_name = "FILE")]
     dot: Option<PathBuf>,
+    /// Write the prefix's deadlock formula (the one `check --engine prefix-sat` solves
+    /// first) to FILE in DIMACS CNF: satisfiable iff a deadlock (or a fault) is reachable.
+    #[arg(long, value_name = "FILE")]
+    cnf: Option<PathBuf>,
 }
 
 /// Runs `qpor unfold`; returns the exit status (0 complete, 3 stopped by a limit).
@@ -90,6 +95,21 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
         println!("{}", outcome_json(&shown, &out, opts.cutoff));
     } else {
         print!("{}", outcome_text(&shown, &out, opts.cutoff));
+    }
+    if let Some(path) = &a.cnf {
+        if out.stopped.is_some() {
+            return Err(format!(
+                "{}: the prefix is incomplete ({}): its formula would prove nothing; no CNF written",
+                shown,
+                out.stopped.as_deref().unwrap_or("stopped")
+            ));
+        }
+        let cnf = deadlock_cnf(&out.prefix, &out.faults);
+        let file = File::create(path).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        let mut w = BufWriter::new(file);
+        cnf.write_dimacs(&mut w)
+            .and_then(|()| w.flush())
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     }
     Ok(if out.stopped.is_some() { 3 } else { 0 })
 }
