@@ -9,7 +9,8 @@
 # Prints per net: the published answer, qpor's answer (TRUE: a deadlock is reachable),
 # the engine (or, for OneSafe, the first technique) that answered, the
 # wall-clock time, what the engine counted (states stored by explicit and stubborn,
-# maximal configurations by qpor, steps by walk, solver calls by lp; for auto, the
+# maximal configurations by qpor, steps by walk, prefix events by prefix-sat, solver
+# calls by lp; for auto, the
 # answering engine's; when
 # undecided, as far as it got), and a mark (ok, WRONG, -), then one line
 # `decided N, wrong W, undecided U, late L` (late: runs that ended more than 0.5 s past
@@ -64,7 +65,7 @@ by = r.get("answered_by") or r["engine"]
 stats = next((e.get("stats", {}) for e in r.get("engines", []) if e["engine"] == by), r.get("stats", {}))
 # What the engine counted: states stored, maximal configurations, steps walked, or
 # solver calls of the state equation.
-work = next((stats[k] for k in ("states", "max_configurations", "steps", "solver_calls") if k in stats), "-")
+work = next((stats[k] for k in ("states", "max_configurations", "steps", "events", "solver_calls") if k in stats), "-")
 print(r["verdict"], by, work)
 ')
     fi

@@ -275,7 +275,10 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
     let by = v["answered_by"].as_str().unwrap();
     let engines = v["engines"].as_array().unwrap();
     let names: Vec<&str> = engines.iter().map(|e| e["engine"].as_str().unwrap()).collect();
-    assert_eq!(names, ["walk", "lp", "stubborn", "qpor", "explicit"]);
+    assert_eq!(
+        names,
+        ["walk", "lp", "stubborn", "prefix-sat", "qpor", "explicit"]
+    );
     // The portfolio ran on the reduced net, and says so; the witness is the original's.
     assert_eq!(v["reduction"]["places_before"], 20, "{v}");
     assert_eq!(v["reduction"]["rules"]["post-agglomeration"], 5, "{v}");
@@ -450,10 +453,17 @@ fn reduce_net_writes_a_net_that_checks_the_same() {
 
 #[test]
 fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
-    let o = qpor_line_exits("check --engine prefix-sat --json models/nets/philosophers-5.pnml", 1);
+    let o = qpor_line_exits(
+        "check --engine prefix-sat --json models/nets/philosophers-5.pnml",
+        1,
+    );
     let v = json(&o);
     assert_eq!(v["verdict"], "deadlock", "{v}");
-    assert_eq!(v["findings"][0]["witness"].as_array().map(Vec::len), Some(5), "{v}");
+    assert_eq!(
+        v["findings"][0]["witness"].as_array().map(Vec::len),
+        Some(5),
+        "{v}"
+    );
     let o = qpor_line_exits("check --engine prefix-sat --json models/nets/dekker.pnml", 0);
     let v = json(&o);
     assert_eq!(v["verdict"], "no-deadlock", "{v}");
@@ -470,10 +480,20 @@ fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
     let v = inconclusive("check --engine prefix-sat --json --max-events 5 models/nets/dekker.pnml");
     assert!(v["stopped"].as_str().unwrap().contains("event limit of 5"), "{v}");
     let o = qpor_exits(
-        &["unfold", "models/nets/dekker.pnml", "--max-events", "5", "--cnf", cnf],
+        &[
+            "unfold",
+            "models/nets/dekker.pnml",
+            "--max-events",
+            "5",
+            "--cnf",
+            cnf,
+        ],
         2,
     );
     assert!(stderr(&o).contains("incomplete"), "{}", stderr(&o));
     // `--max-states` is not its limit.
-    qpor_line_exits("check --engine prefix-sat --max-states 5 models/nets/dekker.pnml", 2);
+    qpor_line_exits(
+        "check --engine prefix-sat --max-states 5 models/nets/dekker.pnml",
+        2,
+    );
 }

@@ -22,7 +22,7 @@ use crate::walk::WalkOptions;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use schedule::plan;
+use schedule::{plan, Shape};
 
 /// Which engine answers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -213,7 +213,7 @@ pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn 
     if let Some(net) = reduced::applies(model, opts) {
         return reduced::check(model, net, opts, observer);
     }
-    let planned = plan(opts, matches!(**model, Model::Net(_)));
+    let planned = plan(opts, Shape::of(model));
     let mut report = portfolio::run(model, opts, &planned, observer)?;
     if report.findings.is_empty() {
         return Ok(report);

@@ -22,6 +22,13 @@
 //!   maximal configurations: deadlock-free philosophers, where cutoffs fold the cycles),
 //!   so it takes the walk's core when the walk's slice ends. The explicit search stores a
 //!   superset of the stubborn search's states: it runs only if an engine ends early.
+//! * **The prefix + SAT check** (nets with unit weights and at most one initial token per
+//!   place, as safe nets have) after the stubborn search, with a slice of three tenths
+//!   of the limit (ten seconds without one): where the complete prefix is small it
+//!   answers in one SAT query what the searches enumerate (Dekker-PT-050: 1.2 s, where
+//!   the stubborn search and QPOR give up after 30 s), and where it is not, its builder
+//!   would hold the core and gigabytes for nothing. Other nets make prefixes with a
+//!   condition per token, rarely small.
 //! * **The OneSafe view** of a net (`system::one_safe`) asks about markings that are not
 //!   dead: only the walk and the explicit search run.
 //! * **One job**: the engines take turns; the first after the walk gets half of what
@@ -30,6 +37,7 @@
 //!   it does not run.
 
 use super::{CheckOptions, EngineChoice};
+use crate::system::model::Model;
 use std::time::Duration;
 
 /// The walk's slice when it shares cores and there is no time limit.
@@ -43,6 +51,43 @@ const LP_SLICE_UNLIMITED: Duration = Duration::from_secs(5);
 
 /// The share of the time limit the state equation gets.
 const LP_SLICE_SHARE: f64 = 0.2;
+
+/// The prefix + SAT check's slice without a time limit.
+const PREFIX_SAT_SLICE_UNLIMITED: Duration = Duration::from_secs(10);
+
+/// The share of the time limit the prefix + SAT check gets.
+const PREFIX_SAT_SLICE_SHARE: f64 = 0.3;
+
+/// What the schedule looks at in a model.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Shape {
+    /// A program.
+    Program,
+    /// A net with an arc weight above one or a place marked twice initially.
+    Net,
+    /// A net with unit weights and at most one initial token per place, as safe nets have:
+    /// their complete prefixes are often small where the state space is not.
+    UnitNet,
+}
+
+impl Shape {
+    /// The shape of `model`.
+    pub(crate) fn of(model: &Model) -> Shape {
+        let Model::Net(net) = model else {
+            return Shape::Program;
+        };
+        let unit = net.places.iter().all(|p| p.initial <= 1)
+            && net
+                .transitions
+                .iter()
+                .all(|t| t.pre.iter().chain(&t.post).all(|&(_, w)| w == 1));
+        if unit {
+            Shape::UnitNet
+        } else {
+            Shape::Net
+        }
+    }
+}
 
 /// One engine of a schedule.
 #[derive(Clone, Debug)]
@@ -66,9 +111,9 @@ pub(crate) struct Planned {
     pub portfolio: bool,
 }
 
-/// The schedule for a check with `opts` of a net (`is_net`) or a program: one engine when
-/// `opts` names one, else the portfolio of the module comment.
-pub(crate) fn plan(opts: &CheckOptions, is_net: bool) -> Planned {
+/// The schedule for a check with `opts` of a model of `shape`: one engine when `opts` names
+/// one, else the portfolio of the module comment.
+pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
     if opts.engine != EngineChoice::Auto {
         return Planned {
             members: vec![Member {
@@ -87,13 +132,16 @@ pub(crate) fn plan(opts: &CheckOptions, is_net: bool) -> Planned {
     let mut choices = vec![EngineChoice::Walk];
     // The state equation proves deadlock freedom of nets, and says nothing about the
     // OneSafe question.
-    if is_net && !opts.system.one_safe_watch {
+    if shape != Shape::Program && !opts.system.one_safe_watch {
         choices.push(EngineChoice::Lp);
     }
     // The stubborn search's states are a subset of the explicit one's, and every dead
     // state is among them.
     if !opts.system.one_safe_watch {
         choices.push(EngineChoice::Stubborn);
+    }
+    if shape == Shape::UnitNet && !opts.system.one_safe_watch {
+        choices.push(EngineChoice::PrefixSat);
     }
     // QPOR's unfoldings do not look at faults of a watched net (`system::one_safe`).
     if !opts.system.one_safe_watch {
@@ -117,17 +165,24 @@ pub(crate) fn plan(opts: &CheckOptions, is_net: bool) -> Planned {
             Some(limit) => limit.mul_f64(LP_SLICE_SHARE),
             None => LP_SLICE_UNLIMITED,
         });
+    let prefix_sat_slice = choices
+        .contains(&EngineChoice::PrefixSat)
+        .then(|| match opts.time_limit {
+            Some(limit) => limit.mul_f64(PREFIX_SAT_SLICE_SHARE),
+            None => PREFIX_SAT_SLICE_UNLIMITED,
+        });
     // With one job, the first search after the walk and the state equation gets half of
-    // what remains.
+    // what remains once the sliced engines had theirs.
     let first_search = choices
         .iter()
         .copied()
-        .find(|c| !matches!(c, EngineChoice::Walk | EngineChoice::Lp));
+        .find(|c| !matches!(c, EngineChoice::Walk | EngineChoice::Lp | EngineChoice::PrefixSat));
     let first_slice = match (jobs, opts.time_limit) {
         (1, Some(limit)) => Some(
             limit
                 .saturating_sub(walk_slice.unwrap_or_default())
                 .saturating_sub(lp_slice.unwrap_or_default())
+                .saturating_sub(prefix_sat_slice.unwrap_or_default())
                 / 2,
         ),
         _ => None,
@@ -141,6 +196,8 @@ pub(crate) fn plan(opts: &CheckOptions, is_net: bool) -> Planned {
                 walk_slice
             } else if choice == EngineChoice::Lp {
                 lp_slice
+            } else if choice == EngineChoice::PrefixSat {
+                prefix_sat_slice
             } else if Some(choice) == first_search {
                 first_slice
             } else {
@@ -166,7 +223,7 @@ mod tests {
             engine: EngineChoice::Explicit,
             ..CheckOptions::default()
         };
-        let p = plan(&opts, true);
+        let p = plan(&opts, Shape::Net);
         assert!(!p.portfolio);
         assert_eq!(p.members.len(), 1);
         assert_eq!(p.members[0].choice, EngineChoice::Explicit);
@@ -179,19 +236,24 @@ mod tests {
             time_limit: Some(Duration::from_secs(10)),
             ..CheckOptions::default()
         };
-        let two = plan(&opts(2), false);
+        let two = plan(&opts(2), Shape::Program);
         assert_eq!(two.members[0].choice, EngineChoice::Walk);
         assert_eq!(two.members[0].slice, Some(Duration::from_secs(1)));
         assert_eq!(two.members[1].slice, None);
-        let one = plan(&opts(1), false);
+        let one = plan(&opts(1), Shape::Program);
         assert_eq!(one.members[1].slice, Some(Duration::from_millis(4500)));
-        let four = plan(&opts(4), false);
+        let four = plan(&opts(4), Shape::Program);
         assert!(four.members.iter().all(|m| m.slice.is_none()));
         // On a net the state equation has its slice, and one job shares what is left.
-        let one = plan(&opts(1), true);
+        let one = plan(&opts(1), Shape::Net);
         assert_eq!(one.members[1].choice, EngineChoice::Lp);
         assert_eq!(one.members[1].slice, Some(Duration::from_secs(2)));
         assert_eq!(one.members[2].slice, Some(Duration::from_millis(3500)));
+        // On a net like a safe one, prefix-sat's slice too.
+        let one = plan(&opts(1), Shape::UnitNet);
+        assert_eq!(one.members[3].choice, EngineChoice::PrefixSat);
+        assert_eq!(one.members[3].slice, Some(Duration::from_secs(3)));
+        assert_eq!(one.members[2].slice, Some(Duration::from_millis(2000)));
     }
 
     #[test]
@@ -202,12 +264,16 @@ mod tests {
         };
         let names = |p: Planned| p.members.iter().map(|m| m.choice.name()).collect::<Vec<_>>();
         assert_eq!(
-            names(plan(&opts, false)),
+            names(plan(&opts, Shape::Program)),
             ["walk", "stubborn", "qpor", "explicit"]
         );
         assert_eq!(
-            names(plan(&opts, true)),
+            names(plan(&opts, Shape::Net)),
             ["walk", "lp", "stubborn", "qpor", "explicit"]
+        );
+        assert_eq!(
+            names(plan(&opts, Shape::UnitNet)),
+            ["walk", "lp", "stubborn", "prefix-sat", "qpor", "explicit"]
         );
         let one_safe = CheckOptions {
             system: SystemOptions {
@@ -216,6 +282,6 @@ mod tests {
             },
             ..opts
         };
-        assert_eq!(names(plan(&one_safe, true)), ["walk", "explicit"]);
+        assert_eq!(names(plan(&one_safe, Shape::UnitNet)), ["walk", "explicit"]);
     }
 }
