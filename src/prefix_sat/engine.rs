@@ -102,6 +102,7 @@ impl Engine for PrefixSatOptions {
                 Some(max) if built.stats.events >= max => StopReason::EventLimit(max),
                 _ => budget.time_limit_reached(),
             });
+            crate::engine::drop_in_background(built);
             let stats = Stats::new(Counters::PrefixSat(counters), start.elapsed().as_secs_f64());
             return Ok(Report::new(
                 self.name(),

@@ -389,6 +389,18 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             bytes: self.bytes(),
             peak_rss_bytes: crate::engine::peak_rss_bytes(),
         };
+        // The co-relation, the queue and the recorded markings can hold gigabytes in
+        // millions of small allocations: freeing them here would hold up an engine told
+        // to stop.
+        crate::engine::drop_in_background((
+            self.co,
+            self.cands,
+            self.reps,
+            self.parikhs,
+            self.foatas,
+            self.posts,
+            self.events,
+        ));
         PrefixOutcome {
             prefix: self.prefix,
             stats,
