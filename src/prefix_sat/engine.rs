@@ -55,7 +55,7 @@ impl Engine for PrefixSatOptions {
         let start = Instant::now();
         let sys = model.system(&opts.system)?;
         let backend = opts.unfolding.resolve(model, &opts.system);
-        let settings = Settings {
+        let mut settings = Settings {
             cutoff: Some(opts.cutoff.name()),
             unfolding: Some(backend.name()),
             ..Settings::default()
@@ -84,6 +84,29 @@ impl Engine for PrefixSatOptions {
                 .into())
             }
             _ => build_program(&*sys, &prefix_opts)?,
+        };
+        // The ERV prefix of the token unfolding is complete on safe nets only (see
+        // `PrefixOutcome::repeated_label`); the place-component one has one condition per
+        // component in every cut, and is complete.
+        let built = if backend == Backend::General && built.repeated_label {
+            if opts.unfolding == Backend::General {
+                return Err(ModelError::new(
+                    "prefix-sat over the general unfolding needs a safe net, and a place of this one \
+                     holds two tokens; use --unfolding program",
+                )
+                .into());
+            }
+            crate::engine::drop_in_background(built);
+            settings.unfolding = Some(Backend::Program.name());
+            let left = PrefixOptions {
+                time_limit: budget
+                    .deadline()
+                    .map(|d| d.saturating_duration_since(Instant::now())),
+                ..prefix_opts
+            };
+            build_program(&*sys, &left)?
+        } else {
+            built
         };
         let mut counters = PrefixSatCounters {
             events: built.stats.events,
@@ -169,7 +192,6 @@ impl<S: System + ?Sized> Search<'_, S> {
                 let cut = self.formula.cut(&value);
                 let finding = self.finding(question, &config)?;
                 self.formula.block(&cut);
-                let Some(finding) = finding else { continue };
                 let decisive = finding.kind != FindingKind::Termination;
                 if decisive || self.all {
                     self.findings.push(finding);
@@ -183,9 +205,8 @@ impl<S: System + ?Sized> Search<'_, S> {
     }
 
     /// Fires the configuration `config` (prefix order is a linearisation) and returns what
-    /// its last state is: a fault, a deadlock or a termination, or `None` when that state
-    /// was reported already.
-    fn finding(&mut self, question: Question, config: &[u32]) -> Result<Option<Finding>, EngineError> {
+    /// its last state is: a fault, a deadlock or a termination.
+    fn finding(&mut self, question: Question, config: &[u32]) -> Result<Finding, EngineError> {
         let events = &self.built.prefix.events;
         let actions: Vec<ActionId> = config
             .iter()
@@ -193,16 +214,18 @@ impl<S: System + ?Sized> Search<'_, S> {
             .collect();
         let state = fire_all(self.sys, &actions)?;
         if !self.seen.insert(state.clone()) {
-            return Ok(None);
+            // Blocking is exact: a state found twice would loop forever.
+            return Err(EngineError::Internal(format!(
+                "prefix-sat: a blocked state was found again: {}",
+                self.sys.describe_state(&state)
+            )));
         }
         if question == Question::Fault {
-            return fault_finding(self.sys, &state, &actions, &mut self.names)
-                .map(Some)
-                .ok_or_else(|| {
-                    EngineError::Internal(
-                        "prefix-sat: a configuration with a fault event ends in no fault".into(),
-                    )
-                });
+            return fault_finding(self.sys, &state, &actions, &mut self.names).ok_or_else(|| {
+                EngineError::Internal(
+                    "prefix-sat: a configuration with a fault event ends in no fault".into(),
+                )
+            });
         }
         let mut steps = Vec::new();
         self.sys.enabled_steps(&state, &mut steps);
@@ -214,12 +237,7 @@ impl<S: System + ?Sized> Search<'_, S> {
         }
         let kind = FindingKind::from(classify_dead(self.sys, &state));
         let witness = self.names.witness(self.sys, actions);
-        Ok(Some(Finding::new(
-            kind,
-            self.sys.describe_state(&state),
-            None,
-            witness,
-        )))
+        Ok(Finding::new(kind, self.sys.describe_state(&state), None, witness))
     }
 }
 

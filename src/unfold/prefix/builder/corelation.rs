@@ -75,8 +75,10 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
         co: Vec<u32>,
         found: &mut Vec<Extension>,
     ) -> Result<Option<String>, ModelError> {
+        let label = self.labels[c as usize];
         for &x in &co {
             self.co[x as usize].push(c);
+            self.repeated_label |= self.labels[x as usize] == label;
         }
         self.co_entries += 2 * co.len() as u64;
         self.co[c as usize] = co;

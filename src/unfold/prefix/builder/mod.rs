@@ -201,6 +201,12 @@ pub struct PrefixOutcome {
     /// The events that lead to a fault of a program (never extended, like cutoffs; some
     /// may be cutoffs too), in prefix order.
     pub faults: Vec<u32>,
+    /// Whether two concurrent conditions have the same label: for the general backend, a
+    /// place held two tokens, the net is not safe, and the prefix may miss markings. The
+    /// ERV order is adequate on safe nets; with interchangeable tokens a cutoff's
+    /// corresponding event can lie in the very configuration the completeness argument
+    /// shifts (seen: a dead empty marking reachable only through a cutoff).
+    pub repeated_label: bool,
 }
 
 const NONE: u32 = u32::MAX;
@@ -270,6 +276,8 @@ struct Builder<'s, M: Semantics + ?Sized> {
     counts: Vec<u32>,
     /// The events whose postset holds a fault.
     faults: Vec<u32>,
+    /// Whether two concurrent conditions had the same label.
+    repeated_label: bool,
     start: Instant,
     since_limit_check: u32,
 }
@@ -303,6 +311,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             bar: NONE,
             counts: Vec::new(),
             faults: Vec::new(),
+            repeated_label: false,
             since_limit_check: 0,
         };
         if cutoffs {
@@ -407,6 +416,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             stopped,
             backend,
             faults: self.faults,
+            repeated_label: self.repeated_label,
         }
     }
 }
