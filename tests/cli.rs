@@ -496,4 +496,29 @@ fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
         "check --engine prefix-sat --max-states 5 models/nets/dekker.pnml",
         2,
     );
+    // A net whose place holds two tokens: its token prefix may miss markings (see
+    // tests/prefix_sat.rs), so `unfold` warns and writes no formula of it.
+    let net = dir.path().join("two-tokens.pnml");
+    std::fs::write(
+        &net,
+        r#"<pnml xmlns="http://www.pnml.org/version-2009/grammar/pnml"><net id="n" type="http://www.pnml.org/version-2009/grammar/ptnet"><page id="g">
+<place id="p"><initialMarking><text>2</text></initialMarking></place><place id="q"/>
+<transition id="t"/><arc id="a" source="p" target="t"/><arc id="b" source="t" target="q"/>
+</page></net></pnml>"#,
+    )
+    .unwrap();
+    let o = qpor_exits(&["unfold", net.to_str().unwrap(), "--cnf", cnf], 2);
+    assert!(stderr(&o).contains("not safe"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning"), "{}", stderr(&o));
+    qpor_exits(
+        &[
+            "unfold",
+            net.to_str().unwrap(),
+            "--unfolding",
+            "program",
+            "--cnf",
+            cnf,
+        ],
+        0,
+    );
 }
