@@ -8,7 +8,7 @@ use crate::engine::{Budget, EngineError, Finding, FindingKind, Observer, RunResu
 use crate::structural::{reduce, ReducedNet};
 use crate::system::model::Model;
 use crate::system::net::{Net, TransId};
-use crate::system::{classify_dead, ActionId, System};
+use crate::system::{classify_dead, state_after, ActionId, FiringError, System};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -66,25 +66,11 @@ fn lift_finding<S: System + ?Sized>(
     let lifted = reduced
         .lift(original, &steps)
         .map_err(|e| EngineError::Internal(format!("lifting a witness of the reduced net: {e}")))?;
-    let mut state = sys.initial_state();
+    let state = state_after(sys, lifted.iter().map(|t| ActionId(t.0))).map_err(|e| match e {
+        FiringError::Model(e) => EngineError::Model(e),
+        e => EngineError::Internal(format!("lifted {e} in the original net")),
+    })?;
     let mut enabled = Vec::new();
-    let mut next = Vec::new();
-    for (i, &t) in lifted.iter().enumerate() {
-        enabled.clear();
-        sys.enabled_steps(&state, &mut enabled);
-        let step = enabled
-            .iter()
-            .find(|s| s.action == ActionId(t.0))
-            .ok_or_else(|| {
-                EngineError::Internal(format!(
-                    "lifted step {} is not enabled in the original net",
-                    i + 1
-                ))
-            })?;
-        sys.successor(&state, step, &mut next)?;
-        std::mem::swap(&mut state, &mut next);
-    }
-    enabled.clear();
     sys.enabled_steps(&state, &mut enabled);
     let kind = if enabled.is_empty() {
         FindingKind::from(classify_dead(sys, &state))

@@ -9,7 +9,9 @@ use crate::engine::{
     Report, RunResult, Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
-use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
+use crate::system::{
+    classify_dead, find_fault, state_after, ActionId, FiringError, Local, ModelError, System,
+};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::prefix::{build_general, build_program, PrefixOptions, PrefixOutcome};
 use crate::unfold::Backend;
@@ -212,7 +214,10 @@ impl<S: System + ?Sized> Search<'_, S> {
             .iter()
             .map(|&e| ActionId(events[e as usize].action))
             .collect();
-        let state = fire_all(self.sys, &actions)?;
+        let state = state_after(self.sys, actions.iter().copied()).map_err(|e| match e {
+            FiringError::Model(e) => EngineError::Model(e),
+            e => EngineError::Internal(format!("prefix-sat: {e} in the configuration's order")),
+        })?;
         if !self.seen.insert(state.clone()) {
             // Blocking is exact: a state found twice would loop forever.
             return Err(EngineError::Internal(format!(
@@ -239,35 +244,6 @@ impl<S: System + ?Sized> Search<'_, S> {
         let witness = self.names.witness(self.sys, actions);
         Ok(Finding::new(kind, self.sys.describe_state(&state), None, witness))
     }
-}
-
-/// The state reached by firing `actions` from the initial state (an action of a system
-/// has one touch set, so its id names the step); a step that is not enabled is an engine
-/// bug.
-fn fire_all<S: System + ?Sized>(sys: &S, actions: &[ActionId]) -> Result<Vec<Local>, EngineError> {
-    let mut state = sys.initial_state();
-    let mut next = Vec::new();
-    let mut steps: Vec<Step> = Vec::new();
-    for (i, &a) in actions.iter().enumerate() {
-        steps.clear();
-        sys.enabled_steps(&state, &mut steps);
-        let step = steps.iter().find(|s| s.action == a).ok_or_else(|| {
-            EngineError::Internal(format!(
-                "prefix-sat: step {} ({}) of a configuration is not enabled",
-                i + 1,
-                sys.action_name(a)
-            ))
-        })?;
-        if !sys.successor(&state, step, &mut next)? {
-            return Err(EngineError::Internal(format!(
-                "prefix-sat: step {} ({}) of a configuration does not fire",
-                i + 1,
-                sys.action_name(a)
-            )));
-        }
-        std::mem::swap(&mut state, &mut next);
-    }
-    Ok(state)
 }
 
 /// The fault finding of `state`, reached by `actions`, if it is a fault state.

@@ -252,6 +252,59 @@ pub(crate) fn fault_after<S: System + ?Sized>(
     }
 }
 
+/// Why [`state_after`] could not fire a sequence of actions.
+#[derive(Debug)]
+pub(crate) enum FiringError {
+    /// Step `index` (from 0) is not enabled where it is fired, or does not fire.
+    Blocked {
+        /// The step's index in the sequence.
+        index: usize,
+        /// The action's name.
+        action: String,
+    },
+    /// The model's semantics failed while firing.
+    Model(ModelError),
+}
+
+impl std::fmt::Display for FiringError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FiringError::Blocked { index, action } => {
+                write!(f, "step {} ({action}) is not enabled", index + 1)
+            }
+            FiringError::Model(e) => e.fmt(f),
+        }
+    }
+}
+
+/// The state reached by firing `actions` from the initial state of `sys` (an action has
+/// one touch set, so its id names the step).
+pub(crate) fn state_after<S: System + ?Sized>(
+    sys: &S,
+    actions: impl IntoIterator<Item = ActionId>,
+) -> Result<Vec<Local>, FiringError> {
+    let mut state = sys.initial_state();
+    let mut next = Vec::new();
+    let mut steps = Vec::new();
+    for (index, a) in actions.into_iter().enumerate() {
+        steps.clear();
+        sys.enabled_steps(&state, &mut steps);
+        let blocked = || FiringError::Blocked {
+            index,
+            action: sys.action_name(a),
+        };
+        let step = steps.iter().find(|s: &&Step| s.action == a).ok_or_else(blocked)?;
+        if !sys
+            .successor(&state, step, &mut next)
+            .map_err(FiringError::Model)?
+        {
+            return Err(blocked());
+        }
+        std::mem::swap(&mut state, &mut next);
+    }
+    Ok(state)
+}
+
 /// The first fault found in a global state, as (component, message).
 pub fn find_fault<S: System + ?Sized>(sys: &S, state: &[Local]) -> Option<(CompId, String)> {
     state
