@@ -15,7 +15,7 @@
 //! within the budget, `CANNOT_COMPUTE`.
 
 use crate::check::{check_shared, CheckOptions};
-use crate::engine::{EngineError, Observer, Report, Verdict};
+use crate::engine::{Budget, EngineError, Observer, Report, Verdict};
 use crate::parse::{load, pnml, LoadError, LoadOptions};
 use crate::system::invariants::{structural_safeness, Safeness};
 use crate::system::model::Model;
@@ -156,7 +156,7 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
     };
     let mut notes = loaded.warnings;
     if exam == Examination::OneSafe {
-        if let Some(techniques) = structurally_safe(&loaded.model) {
+        if let Some(techniques) = structurally_safe(&loaded.model, &invariant_budget(opts)) {
             return Ok(MccOutcome {
                 answer: MccAnswer::Formula {
                     id,
@@ -238,14 +238,19 @@ fn first_id(xml: &str) -> Option<String> {
     }
 }
 
+/// The time the invariant search of OneSafe may take: a tenth of the run's.
+fn invariant_budget(opts: &MccOptions) -> Budget {
+    Budget::new(opts.time_limit.map(|l| l / 10))
+}
+
 /// The techniques proving `model` 1-safe without exploring it, if it is structurally safe.
-fn structurally_safe(model: &Model) -> Option<Vec<&'static str>> {
+fn structurally_safe(model: &Model, budget: &Budget) -> Option<Vec<&'static str>> {
     let net = model.as_net()?;
     let declared_safe = net.nupn.as_ref().is_some_and(|n| n.safe);
     if !declared_safe && net.places.len() > INVARIANTS_UP_TO_PLACES {
         return None;
     }
-    match structural_safeness(net) {
+    match structural_safeness(net, &|| budget.exhausted().is_some()) {
         Safeness::NupnUnits => Some(vec!["USE_NUPN"]),
         Safeness::Invariants => Some(vec!["TOPOLOGICAL"]),
         Safeness::Unknown { .. } => None,

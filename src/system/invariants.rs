@@ -12,8 +12,11 @@
 
 use super::net::Net;
 
-/// Most intermediate rows the Farkas algorithm keeps before giving up.
+/// Most rows the Farkas algorithm creates beyond one per place before giving up.
 pub(crate) const MAX_ROWS: usize = 4000;
+
+/// How many new rows pass between two questions to `stop`.
+const STOP_EVERY: usize = 256;
 
 /// What is known about the safeness of a net.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +30,8 @@ pub enum Safeness {
     Unknown {
         /// Places without a 1-bounding invariant.
         unbounded: Vec<String>,
-        /// Whether the invariant search stopped at its row limit (`MAX_ROWS`).
+        /// Whether the invariant search stopped early: at its row limit (`MAX_ROWS`) or
+        /// at the budget's time limit.
         gave_up: bool,
     },
 }
@@ -39,55 +43,132 @@ impl Safeness {
     }
 }
 
-/// A row of the Farkas tableau: the incidence part (over transitions) and the invariant
-/// part y (over places).
-type Row = (Vec<i64>, Vec<i64>);
+/// A sparse vector: (index, nonzero value), sorted by index.
+type Sparse = Vec<(u32, i64)>;
+
+/// A row of the Farkas tableau: the incidence part c (over transitions not yet
+/// eliminated) and the invariant part y (over places), both sparse, so that a wide net
+/// costs memory in proportion to its arcs, not to places × transitions.
+struct Row {
+    c: Sparse,
+    y: Sparse,
+}
+
+impl Row {
+    fn at(&self, t: u32) -> i64 {
+        self.c
+            .binary_search_by_key(&t, |e| e.0)
+            .map_or(0, |i| self.c[i].1)
+    }
+}
 
 fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
     }
+    a
 }
 
-/// Keeps the rows whose support (places with y > 0) contains no other row's support; of
-/// rows with equal supports, the first. Bounds are attained at minimal-support semiflows
-/// (a bound of a positive combination is at least the least bound of its parts), so
-/// nothing is lost.
-fn minimal_supports(mut rows: Vec<Row>) -> Vec<Row> {
-    let words = rows.first().map(|r| r.1.len().div_ceil(64)).unwrap_or(0);
-    let support = |y: &[i64]| {
-        let mut b = vec![0u64; words];
-        for (i, &v) in y.iter().enumerate() {
-            if v != 0 {
-                b[i / 64] |= 1 << (i % 64);
+/// ka · a + kb · b, without its zero entries; `None` when a value passes 2^40 (the search
+/// then gives up rather than overflow).
+fn combine(ka: i64, a: &Sparse, kb: i64, b: &Sparse) -> Option<Sparse> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let (k, v) = match (a.get(i), b.get(j)) {
+            (Some(&(ia, va)), Some(&(ib, _))) if ia < ib => {
+                i += 1;
+                (ia, ka * va)
             }
+            (Some(&(ia, _)), Some(&(ib, vb))) if ib < ia => {
+                j += 1;
+                (ib, kb * vb)
+            }
+            (Some(&(ia, va)), Some(&(_, vb))) => {
+                i += 1;
+                j += 1;
+                (ia, ka * va + kb * vb)
+            }
+            (Some(&(ia, va)), None) => {
+                i += 1;
+                (ia, ka * va)
+            }
+            (None, Some(&(ib, vb))) => {
+                j += 1;
+                (ib, kb * vb)
+            }
+            (None, None) => unreachable!("the loop runs while one side has entries"),
+        };
+        if v.abs() > 1 << 40 {
+            return None;
         }
-        b
-    };
-    let mut keyed: Vec<(u32, Vec<u64>, Row)> = rows
-        .drain(..)
-        .map(|r| {
-            let s = support(&r.1);
-            (s.iter().map(|w| w.count_ones()).sum(), s, r)
-        })
-        .collect();
-    keyed.sort_by_key(|k| k.0);
-    let mut kept: Vec<(Vec<u64>, Row)> = Vec::new();
-    for (_, s, r) in keyed {
-        let covered = kept
-            .iter()
-            .any(|(k, _)| k.iter().zip(&s).all(|(a, b)| a & !b == 0));
-        if !covered {
-            kept.push((s, r));
+        if v != 0 {
+            out.push((k, v));
         }
     }
-    kept.into_iter().map(|(_, r)| r).collect()
+    Some(out)
 }
 
-/// Structural safeness of `net`.
-pub(crate) fn structural_safeness(net: &Net) -> Safeness {
+/// Whether the support (indices) of `small` is contained in that of `big`.
+fn support_within(small: &Sparse, big: &Sparse) -> bool {
+    let mut j = 0;
+    small.iter().all(|&(k, _)| {
+        while j < big.len() && big[j].0 < k {
+            j += 1;
+        }
+        j < big.len() && big[j].0 == k
+    })
+}
+
+/// The Farkas tableau, with indexes from each transition and each place to the live rows
+/// that have it in their support (the lists may name rows removed since; they are
+/// skipped).
+struct Tableau {
+    rows: Vec<Option<Row>>,
+    live: usize,
+    by_transition: Vec<Vec<u32>>,
+    by_place: Vec<Vec<u32>>,
+}
+
+impl Tableau {
+    fn add(&mut self, row: Row) -> u32 {
+        let id = self.rows.len() as u32;
+        for &(t, _) in &row.c {
+            self.by_transition[t as usize].push(id);
+        }
+        for &(p, _) in &row.y {
+            self.by_place[p as usize].push(id);
+        }
+        self.rows.push(Some(row));
+        self.live += 1;
+        id
+    }
+
+    fn remove(&mut self, id: u32) -> Row {
+        self.live -= 1;
+        self.rows[id as usize].take().expect("a live row")
+    }
+
+    /// Whether some live row other than `except` has a support within `y`'s: a row whose
+    /// support is within y's shares a place with y, so the place lists find every such
+    /// row.
+    fn covers(&self, y: &Sparse, except: Option<u32>) -> bool {
+        y.iter().any(|&(p, _)| {
+            self.by_place[p as usize].iter().any(|&id| {
+                Some(id) != except
+                    && self.rows[id as usize]
+                        .as_ref()
+                        .is_some_and(|r| support_within(&r.y, y))
+            })
+        })
+    }
+}
+
+/// Structural safeness of `net`. The invariant search asks `stop` now and then and gives up
+/// ("not known") when it answers true (a time limit or a cancel: the system layer knows
+/// no budget).
+pub(crate) fn structural_safeness(net: &Net, stop: &dyn Fn() -> bool) -> Safeness {
     if let Some(n) = &net.nupn {
         let mut covered = vec![false; net.places.len()];
         for u in &n.units {
@@ -101,62 +182,42 @@ pub(crate) fn structural_safeness(net: &Net) -> Safeness {
     }
     let np = net.places.len();
     let nt = net.transitions.len();
-    // Rows: (incidence row over transitions, y over places).
-    let mut rows: Vec<Row> = (0..np)
-        .map(|p| {
-            let mut y = vec![0; np];
-            y[p] = 1;
-            (vec![0; nt], y)
-        })
-        .collect();
+    let mut incidence: Vec<Sparse> = vec![Vec::new(); np];
     for (ti, t) in net.transitions.iter().enumerate() {
-        for &(p, w) in &t.pre {
-            rows[p.index()].0[ti] -= w as i64;
-        }
-        for &(p, w) in &t.post {
-            rows[p.index()].0[ti] += w as i64;
-        }
-    }
-    let mut gave_up = false;
-    for t in 0..nt {
-        let (zero, nonzero): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut rows).into_iter().partition(|r| r.0[t] == 0);
-        let (pos, neg): (Vec<_>, Vec<_>) = nonzero.into_iter().partition(|r| r.0[t] > 0);
-        let mut next = zero;
-        'pairs: for a in &pos {
-            for b in &neg {
-                let (ka, kb) = (-b.0[t], a.0[t]);
-                let mut c: Vec<i64> = a.0.iter().zip(&b.0).map(|(x, y)| ka * x + kb * y).collect();
-                let mut y: Vec<i64> = a.1.iter().zip(&b.1).map(|(x, z)| ka * x + kb * z).collect();
-                let g = c.iter().chain(y.iter()).fold(0, |g, &v| gcd(g, v));
-                if g > 1 {
-                    c.iter_mut().for_each(|v| *v /= g);
-                    y.iter_mut().for_each(|v| *v /= g);
-                }
-                if y.iter().any(|v| v.abs() > 1 << 40) {
-                    gave_up = true;
-                    break 'pairs;
-                }
-                next.push((c, y));
-                if next.len() > MAX_ROWS {
-                    gave_up = true;
-                    break 'pairs;
-                }
+        let mut effect: Vec<(u32, i64)> = t.post.iter().map(|&(p, w)| (p.0, w as i64)).collect();
+        effect.extend(t.pre.iter().map(|&(p, w)| (p.0, -(w as i64))));
+        effect.sort_unstable_by_key(|e| e.0);
+        for chunk in effect.chunk_by(|a, b| a.0 == b.0) {
+            let v: i64 = chunk.iter().map(|e| e.1).sum();
+            if v != 0 {
+                incidence[chunk[0].0 as usize].push((ti as u32, v));
             }
         }
-        if gave_up {
-            break;
-        }
-        rows = minimal_supports(next);
     }
+    let mut tab = Tableau {
+        rows: Vec::with_capacity(np),
+        live: 0,
+        by_transition: vec![Vec::new(); nt],
+        by_place: vec![Vec::new(); np],
+    };
+    for (p, c) in incidence.into_iter().enumerate() {
+        tab.add(Row {
+            c,
+            y: vec![(p as u32, 1)],
+        });
+    }
+    let gave_up = eliminate(&mut tab, nt, np + MAX_ROWS, stop).is_none();
     let mut bounded = vec![false; np];
     if !gave_up {
-        for (c, y) in &rows {
-            debug_assert!(c.iter().all(|&v| v == 0));
-            let weight: i64 = y.iter().zip(&net.places).map(|(k, p)| k * p.initial as i64).sum();
-            for p in 0..np {
-                if y[p] > 0 && weight < 2 * y[p] {
-                    bounded[p] = true;
+        for r in tab.rows.iter().flatten() {
+            debug_assert!(r.c.is_empty());
+            let weight: i64 =
+                r.y.iter()
+                    .map(|&(p, k)| k * net.places[p as usize].initial as i64)
+                    .sum();
+            for &(p, k) in &r.y {
+                if k > 0 && weight < 2 * k {
+                    bounded[p as usize] = true;
                 }
             }
         }
@@ -177,6 +238,73 @@ pub(crate) fn structural_safeness(net: &Net) -> Safeness {
     }
 }
 
+/// Eliminates the transitions one by one: the rows with a nonzero coefficient at t are
+/// replaced by the positive combinations of a positive and a negative one that cancel t.
+/// Only rows of minimal support are kept: bounds are attained at minimal-support
+/// semiflows (a bound of a positive combination is at least the least bound of its
+/// parts), so nothing is lost. The rows left were minimal before the step, so only the
+/// new rows need comparing. `None` when the search gives up: more than `max_live` rows,
+/// a value too large, or `stop`.
+fn eliminate(tab: &mut Tableau, nt: usize, max_live: usize, stop: &dyn Fn() -> bool) -> Option<()> {
+    let mut made = 0usize;
+    for t in 0..nt as u32 {
+        let mut ids = std::mem::take(&mut tab.by_transition[t as usize]);
+        ids.retain(|&id| tab.rows[id as usize].is_some());
+        ids.sort_unstable();
+        ids.dedup();
+        let touching: Vec<Row> = ids.iter().map(|&id| tab.remove(id)).collect();
+        let (pos, neg): (Vec<&Row>, Vec<&Row>) = touching.iter().partition(|r| r.at(t) > 0);
+        let mut fresh: Vec<Row> = Vec::new();
+        for a in &pos {
+            for b in &neg {
+                let (ka, kb) = (-b.at(t), a.at(t));
+                let mut c = combine(ka, &a.c, kb, &b.c)?;
+                let mut y = combine(ka, &a.y, kb, &b.y)?;
+                let g = c.iter().chain(&y).fold(0, |g, e| gcd(g, e.1));
+                if g > 1 {
+                    c.iter_mut().chain(y.iter_mut()).for_each(|e| e.1 /= g);
+                }
+                fresh.push(Row { c, y });
+                made += 1;
+                if tab.live + fresh.len() > max_live {
+                    return None;
+                }
+                if made % STOP_EVERY == 0 && stop() {
+                    return None;
+                }
+            }
+        }
+        // The smallest supports first, so a kept row never contains a later one's.
+        fresh.sort_by_key(|r| r.y.len());
+        for row in fresh {
+            if tab.covers(&row.y, None) {
+                continue;
+            }
+            let id = tab.add(row);
+            let y = tab.rows[id as usize]
+                .as_ref()
+                .map(|r| r.y.clone())
+                .unwrap_or_default();
+            let mut supersets: Vec<u32> = y
+                .iter()
+                .flat_map(|&(p, _)| tab.by_place[p as usize].iter().copied())
+                .filter(|&other| {
+                    other != id
+                        && tab.rows[other as usize]
+                            .as_ref()
+                            .is_some_and(|r| support_within(&y, &r.y))
+                })
+                .collect();
+            supersets.sort_unstable();
+            supersets.dedup();
+            for other in supersets {
+                tab.remove(other);
+            }
+        }
+    }
+    Some(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,7 +317,11 @@ mod tests {
             let b = n.add_place("b", None, 0);
             n.add_transition_between("t", &[a], &[b]);
             n.add_transition_between("u", &[b], &[a]);
-            assert_eq!(structural_safeness(&n).is_safe(), safe, "{tokens} tokens");
+            assert_eq!(
+                structural_safeness(&n, &|| false).is_safe(),
+                safe,
+                "{tokens} tokens"
+            );
         }
     }
 
@@ -199,9 +331,36 @@ mod tests {
         let a = n.add_place("a", None, 1);
         let b = n.add_place("b", None, 0);
         n.add_transition_between("t", &[a], &[a, b]);
-        match structural_safeness(&n) {
+        match structural_safeness(&n, &|| false) {
             Safeness::Unknown { unbounded, .. } => assert_eq!(unbounded, vec!["b".to_string()]),
             s => panic!("b grows without bound, yet {s:?}"),
         }
+    }
+
+    #[test]
+    fn invariants_found_by_combining_rows_bound_a_fork_and_join() {
+        // a forks into b and c, which join back: a + b and a + c are the invariants.
+        let mut n = Net::default();
+        let a = n.add_place("a", None, 1);
+        let b = n.add_place("b", None, 0);
+        let c = n.add_place("c", None, 0);
+        n.add_transition_between("fork", &[a], &[b, c]);
+        n.add_transition_between("join", &[b, c], &[a]);
+        assert_eq!(structural_safeness(&n, &|| false), Safeness::Invariants);
+    }
+
+    #[test]
+    fn the_search_gives_up_when_asked_to_stop() {
+        // One transition from 16 places to 16 others makes 256 rows in one step.
+        let mut n = Net::default();
+        let ins: Vec<_> = (0..16).map(|i| n.add_place(&format!("i{i}"), None, 1)).collect();
+        let outs: Vec<_> = (0..16).map(|i| n.add_place(&format!("o{i}"), None, 0)).collect();
+        n.add_transition_between("t", &ins, &outs);
+        n.add_transition_between("u", &outs, &ins);
+        match structural_safeness(&n, &|| true) {
+            Safeness::Unknown { gave_up, .. } => assert!(gave_up),
+            s => panic!("the search was told to stop, yet {s:?}"),
+        }
+        assert_eq!(structural_safeness(&n, &|| false), Safeness::Invariants);
     }
 }

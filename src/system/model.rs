@@ -99,8 +99,10 @@ pub struct NetInfo {
 }
 
 impl Model {
-    /// Sizes and structure of the model, with its components as `opts` cuts it.
-    pub fn info(&self, opts: &SystemOptions) -> Result<ModelInfo, ModelError> {
+    /// Sizes and structure of the model, with its components as `opts` cuts it. The
+    /// invariant search for structural safeness stops ("not known") when `stop` answers
+    /// true.
+    pub fn info(&self, opts: &SystemOptions, stop: &dyn Fn() -> bool) -> Result<ModelInfo, ModelError> {
         let sys = self.system(opts)?;
         let components = (0..sys.num_components())
             .map(|i| {
@@ -121,7 +123,7 @@ impl Model {
                     initially_one_bounded: net.initially_one_bounded(),
                     nupn_units: net.nupn.as_ref().map(|n| n.units.len()),
                     nupn_safe: net.nupn.as_ref().map(|n| n.safe),
-                    safeness: super::invariants::structural_safeness(net),
+                    safeness: super::invariants::structural_safeness(net, stop),
                 }),
                 components,
             },
