@@ -210,11 +210,11 @@ pub mod reduction {
         NetInstance, ProgramInstance,
     };
     pub use crate::reduce::net::{instance as net_instance, NetReduction};
-    pub use crate::reduce::pes::instance as pes_instance;
+    pub use crate::reduce::pes::{instance as pes_instance, instance_bytes as pes_instance_bytes};
     pub use crate::reduce::program::instance_text as program_instance_text;
     pub use crate::reduce::random::random_cnf;
     pub use crate::reduce::{
         decide_alt, decide_cex, AltAnswer, CexAnswer, CexOptions, DecideError, DecideOptions, Instance,
-        InstanceKind, MAX_VARIABLES,
+        InstanceKind,
     };
 }

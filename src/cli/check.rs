@@ -1,6 +1,7 @@
 //! `qpor check`: deadlock checking.
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
+use super::memory::MemoryArg;
 use super::{load_model, until_deadline, write_output, ModelArgs, ProgressLine};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
@@ -69,9 +70,8 @@ pub struct CheckArgs {
     /// (reading the model included).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
-    /// Give up (inconclusive, exit 3) when the process holds more than this many megabytes.
-    #[arg(long, value_name = "MB")]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    memory: MemoryArg,
     /// Nets: run the engines on the net shrunk by deadlock-preserving structural
     /// reductions, and lift their witnesses back (default: on for auto, off for a single
     /// engine; never with --all).
@@ -144,9 +144,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     if a.jobs == Some(0) {
         return Err("--jobs 0: at least one engine must run".into());
     }
-    if a.max_memory == Some(0) {
-        return Err("--max-memory 0: expected a positive number of megabytes".into());
-    }
+    let cap = a.memory.enforce()?;
     let deadline = time_limit.and_then(|l| started.checked_add(l));
     let model_args = a.model.clone();
     let Some(loaded) = until_deadline(deadline, move || load_model(&model_args)) else {
@@ -167,7 +165,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         max_states: a.max_states,
         time_limit,
         started: Some(started),
-        max_memory_mb: a.max_memory,
+        max_memory_mb: Some(cap.mb),
         jobs: a.jobs,
         alt: a.alt.mode()?,
         cutoff: a.cutoff.into(),

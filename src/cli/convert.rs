@@ -1,5 +1,6 @@
 //! `qpor convert`: writing a model as a net (PNML, ll_net).
 
+use super::memory::MemoryArg;
 use super::{load_model, write_output, ModelArgs, NetFormatArg};
 use clap::Args;
 use qpor::program::{to_net, ToNetOptions};
@@ -23,10 +24,13 @@ pub struct ConvertArgs {
     /// instead of the local fixpoint; exact for counters and semaphores.
     #[arg(long, value_name = "N")]
     reachable: Option<usize>,
+    #[command(flatten)]
+    memory: MemoryArg,
 }
 
 /// Runs `qpor convert`.
 pub fn run(a: ConvertArgs) -> Result<u8, String> {
+    a.memory.enforce()?;
     let (loaded, _) = load_model(&a.model)?;
     let exported;
     let net = match &loaded.model {

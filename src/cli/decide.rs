@@ -1,5 +1,6 @@
 //! `qpor decide`: answers a reduction instance with qpor's own algorithms.
 
+use super::memory::MemoryArg;
 use clap::{Args, ValueEnum};
 use qpor::reduction::read_instance;
 use qpor::reduction::{decide_alt, decide_cex, CexOptions, DecideError, DecideOptions};
@@ -37,6 +38,8 @@ pub struct DecideArgs {
     /// unless t* may have more than N co-sets (0: never). cex(C) has one t*-event per co-set.
     #[arg(long, value_name = "N", default_value_t = 200_000)]
     backend_limit: u64,
+    #[command(flatten)]
+    memory: MemoryArg,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -47,6 +50,7 @@ enum Question {
 
 /// Runs `qpor decide`.
 pub fn run(a: DecideArgs) -> Result<u8, String> {
+    a.memory.enforce()?;
     let shown = a.instance.display().to_string();
     let text = std::fs::read_to_string(&a.instance).map_err(|e| format!("{shown}: cannot read: {e}"))?;
     let opts = PesOptions {

@@ -2,6 +2,7 @@
 //! exploration tree (the views of `qpor::dot`).
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
+use super::memory::MemoryArg;
 use super::{load_model, ComponentsArg, FormatArg, ModelArgs};
 use clap::{Args, ValueEnum};
 use qpor::dot::TreeRecorder;
@@ -15,7 +16,7 @@ use qpor::unfolding::prefix::{build_model, prefix_system_options, Prefix, Prefix
 use qpor::unfolding::Backend;
 use qpor::unfolding::CutoffMode;
 use qpor::System;
-use qpor::{Budget, Silent, Verdict};
+use qpor::{Budget, CancelToken, Silent, Verdict};
 use qpor::{Model, SystemOptions};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -78,6 +79,8 @@ pub struct DotArgs {
     /// seconds (the picture says so).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
+    #[command(flatten)]
+    memory: MemoryArg,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -107,6 +110,7 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
     if a.unfolding.is_some() && !matches!(a.view, ViewArg::Prefix | ViewArg::Pes) {
         return Err("--unfolding applies to --view prefix and --view pes only".into());
     }
+    let cap = a.memory.enforce()?;
     if is_pes_file(&a.model) {
         return run_explicit_pes(&a);
     }
@@ -132,6 +136,7 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
     }
     let drawing = Drawing {
         a: &a,
+        memory: cap.token,
         model: &loaded.model,
         system_opts,
         shown,
@@ -164,6 +169,8 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
 /// A model being drawn, with what every view needs.
 struct Drawing<'m> {
     a: &'m DotArgs,
+    /// Set when the process passes `--max-memory`.
+    memory: CancelToken,
     model: &'m Model,
     system_opts: SystemOptions,
     /// The model's path as the user gave it, for messages.
@@ -206,6 +213,7 @@ impl<'m> Drawing<'m> {
                 None => (cutoff == CutoffMode::None).then_some(MAX_EVENTS_WITHOUT_CUTOFFS),
             },
             time_limit: args::time_limit(a.time_limit)?,
+            cancel: Some(self.memory.clone()),
             ..PrefixOptions::default()
         };
         let built = build_model(self.model, backend, &self.system_opts, &prefix_opts)
@@ -246,7 +254,7 @@ impl<'m> Drawing<'m> {
             all: a.all,
             ..QporOptions::default()
         };
-        let budget = Budget::new(args::time_limit(a.time_limit)?);
+        let budget = Budget::new(args::time_limit(a.time_limit)?).with_cancel(self.memory.clone());
         let mut recorder = TreeRecorder::new(a.max_events);
         let report = check_system(&*sys, &qpor_opts, &budget, &mut Silent, &mut recorder)
             .map_err(|e| self.in_model(e))?;

@@ -2,6 +2,7 @@
 
 use super::args;
 use super::check::EXIT_INTERNAL;
+use super::memory::MemoryArg;
 use super::{until_deadline, ProgressLine};
 use clap::Args;
 use qpor::{answer_mcc, mcc_property_id, EngineError, Examination, MccAnswer, MccOptions};
@@ -31,6 +32,8 @@ pub struct MccArgs {
     /// No progress line on stderr.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    memory: MemoryArg,
 }
 
 /// Runs `qpor mcc`; returns the exit status: 0 when a verdict or DO_NOT_COMPETE was
@@ -57,6 +60,7 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
         return Err("--jobs 0: at least one engine must run".into());
     }
     let time_limit = args::time_limit(seconds)?;
+    let cap = a.memory.enforce()?;
     let fallback = Examination::from_name(&examination).map(|e| mcc_property_id(&a.dir, e));
     let opts = MccOptions {
         examination,
@@ -64,6 +68,7 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
         started: Some(started),
         jobs: a.jobs,
         seed: a.seed,
+        max_memory_mb: Some(cap.mb),
     };
     // The engines end by themselves at the limit; reading the model does not, so the whole
     // answer runs on a thread that is left behind if it has not come back shortly after.

@@ -16,6 +16,7 @@ pub mod decide;
 pub mod dot;
 pub mod info;
 pub mod mcc;
+pub mod memory;
 pub mod reduce;
 pub mod reduce_net;
 pub mod unfold;

@@ -1,5 +1,6 @@
 //! `qpor reduce`: NP-hardness instances from a CNF formula (DESIGN.md §4).
 
+use super::memory::{MemoryArg, EXIT_LIMIT};
 use super::write_output;
 use clap::{Args, ValueEnum};
 use qpor::formats::dimacs;
@@ -17,6 +18,8 @@ pub struct ReduceArgs {
     /// The output file (default: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    memory: MemoryArg,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -28,17 +31,24 @@ enum ReduceTo {
 
 /// Runs `qpor reduce`.
 pub fn run(a: ReduceArgs) -> Result<u8, String> {
+    let cap = a.memory.enforce()?;
     let (cnf, warnings) = dimacs::read(&a.formula).map_err(|e| e.to_string())?;
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    if cnf.num_vars > reduction::MAX_VARIABLES {
-        return Err(format!(
-            "{}: {} variables are too many for a reduction instance (at most {})",
+    // The program and net instances grow linearly and the watchdog guards them; the PES
+    // grows with the square of its events, so it is refused before it is built.
+    let need_mb = reduction::pes_instance_bytes(&cnf) >> 20;
+    if matches!(a.to, ReduceTo::Pes) && need_mb > cap.mb {
+        eprintln!(
+            "error: {}: the PES instance of {} variables and {} clauses needs at least {need_mb} MB \
+             (its relations are bitsets over all events), past the memory limit of {} MB (--max-memory)",
             a.formula.display(),
             cnf.num_vars,
-            reduction::MAX_VARIABLES
-        ));
+            cnf.clauses.len(),
+            cap.mb
+        );
+        return Ok(EXIT_LIMIT);
     }
     let source = a
         .formula

@@ -1,5 +1,6 @@
 //! `qpor reduce-net`: the net shrunk by the deadlock-preserving structural reductions.
 
+use super::memory::MemoryArg;
 use super::{load_model, write_output, ModelArgs, NetFormatArg};
 use clap::Args;
 use qpor::net::{Net, ReducedNet};
@@ -27,11 +28,14 @@ pub struct ReduceNetArgs {
     /// No summary line on stderr.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    memory: MemoryArg,
 }
 
 /// Runs `qpor reduce-net`.
 pub fn run(a: ReduceNetArgs) -> Result<u8, String> {
     let time_limit = super::args::time_limit(a.time_limit)?;
+    let cap = a.memory.enforce()?;
     let (loaded, _) = load_model(&a.model)?;
     let shown = a.model.shown();
     let Model::Net(net) = &loaded.model else {
@@ -39,7 +43,7 @@ pub fn run(a: ReduceNetArgs) -> Result<u8, String> {
             "{shown}: reduce-net works on nets; `qpor convert --to pnml` makes a net of a program"
         ));
     };
-    let reduced = qpor::net::reduce(net, &Budget::new(time_limit));
+    let reduced = qpor::net::reduce(net, &Budget::new(time_limit).with_cancel(cap.token));
     if !a.json || a.output.is_some() {
         let mut buf = Vec::new();
         let written = match a.to {

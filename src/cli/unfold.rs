@@ -1,6 +1,7 @@
 //! `qpor unfold`: the complete finite prefix of a model and its statistics (ERV algorithm).
 
 use super::args::{self, CutoffArg, UnfoldingArg};
+use super::memory::MemoryArg;
 use super::{load_model, ModelArgs};
 use clap::Args;
 use qpor::dot::write_prefix;
@@ -12,6 +13,7 @@ use qpor::unfolding::CutoffMode;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::time::Instant;
 
 #[derive(Args)]
 pub struct UnfoldArgs {
@@ -31,9 +33,8 @@ pub struct UnfoldArgs {
     /// Stop (incomplete, exit 3) after this many seconds.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
-    /// Stop (incomplete, exit 3) when the builder holds about this many megabytes.
-    #[arg(long, value_name = "MB")]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    memory: MemoryArg,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -48,6 +49,8 @@ pub struct UnfoldArgs {
 
 /// Runs `qpor unfold`; returns the exit status (0 complete, 3 stopped by a limit).
 pub fn run(a: UnfoldArgs) -> Result<u8, String> {
+    let started = Instant::now();
+    let cap = a.memory.enforce()?;
     let (loaded, system) = load_model(&a.model)?;
     let time_limit = args::time_limit(a.time_limit)?;
     let cutoff: CutoffMode = a.cutoff.into();
@@ -58,8 +61,11 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
         cutoff,
         max_events: a.max_events,
         time_limit,
-        max_bytes: a.max_memory.map(|mb| mb.saturating_mul(1_000_000)),
-        cancel: None,
+        started: Some(started),
+        // The builder's own estimate, so the stop is graceful; the watchdog's token for
+        // the rest of the process.
+        max_bytes: Some(cap.mb.saturating_mul(1 << 20)),
+        cancel: Some(cap.token.clone()),
     };
     let backend = a.unfolding.into();
     let shown = a.model.shown();

@@ -106,6 +106,67 @@ impl Budget {
     }
 }
 
+/// Tells a search when to read the clock: after a fixed amount of work, counted in units
+/// that take about the same time (one local of a state copied, hashed or compared, one
+/// step listed), so that a model with states of 100 000 components reads it as often per
+/// second as one with ten. Counting states instead let one expansion of a wide model run
+/// for seconds past the limit. It also paces the progress reports.
+#[derive(Clone, Debug)]
+pub(crate) struct Pacer {
+    work: u64,
+    start: Instant,
+    last_progress: f64,
+}
+
+impl Default for Pacer {
+    fn default() -> Pacer {
+        Pacer {
+            work: 0,
+            start: Instant::now(),
+            last_progress: 0.0,
+        }
+    }
+}
+
+impl Pacer {
+    /// Work units between two readings of the clock (some tens of microseconds).
+    pub(crate) const EVERY: u64 = 1 << 16;
+
+    /// Seconds between two progress reports.
+    pub(crate) const PROGRESS_EVERY: f64 = 0.25;
+
+    /// Counts `units` of work done; true when the clock is due.
+    #[inline]
+    pub(crate) fn due(&mut self, units: usize) -> bool {
+        self.work += units as u64;
+        if self.work >= Self::EVERY {
+            self.work = 0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Counts `units` of work done and, when the clock is due, reads it: `Err` with why
+    /// the search must stop, `Ok(Some(seconds since the pacer was made))` when a
+    /// progress report is due, else `Ok(None)`.
+    #[inline]
+    pub(crate) fn tick(&mut self, units: usize, budget: &Budget) -> Result<Option<f64>, StopReason> {
+        if !self.due(units) {
+            return Ok(None);
+        }
+        if let Some(why) = budget.exhausted() {
+            return Err(why);
+        }
+        let secs = self.start.elapsed().as_secs_f64();
+        if secs - self.last_progress < Self::PROGRESS_EVERY {
+            return Ok(None);
+        }
+        self.last_progress = secs;
+        Ok(Some(secs))
+    }
+}
+
 /// Why a run ended before exploring everything it was asked to.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum StopReason {
@@ -167,6 +228,14 @@ mod tests {
         assert_eq!(b.exhausted(), None);
         b.cancel_token().cancel();
         assert_eq!(b.exhausted(), Some(StopReason::Cancelled));
+    }
+
+    #[test]
+    fn the_pacer_is_due_once_per_fixed_amount_of_work() {
+        let mut p = Pacer::default();
+        let due = (0..4 * Pacer::EVERY).filter(|_| p.due(1)).count();
+        assert_eq!(due, 4);
+        assert!(p.due(Pacer::EVERY as usize), "one wide step is enough");
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod progress;
 mod report;
 mod stats;
 
+pub(crate) use budget::Pacer;
 pub use budget::{Budget, CancelToken, StopReason};
 pub use progress::{Observer, Progress, Silent};
 pub use report::{

@@ -14,23 +14,13 @@
 pub(crate) mod store;
 
 use crate::engine::{
-    run_on_system, Budget, Counters, Engine, ExplicitCounters, Observer, Progress, Report, RunResult,
+    run_on_system, Budget, Counters, Engine, ExplicitCounters, Observer, Pacer, Progress, Report, RunResult,
     StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use std::time::Instant;
 use store::{FoundStates, SearchTree};
-
-/// How often (in expanded states) the clock is read for limits and progress.
-const CLOCK_EVERY: u64 = 256;
-
-/// Also read the clock after this many edges: on wide models (thousands of components
-/// and enabled steps) 256 expansions took seconds.
-const CLOCK_EVERY_EDGES: u64 = 4096;
-
-/// Seconds between two progress reports.
-const PROGRESS_EVERY: f64 = 0.25;
 
 /// Options of the explicit-state search.
 #[derive(Clone, Debug, Default)]
@@ -69,6 +59,7 @@ pub fn search<S: System + ?Sized>(
         tree: SearchTree::new(&sys.initial_state()),
         found: FoundStates::default(),
         counters: ExplicitCounters::default(),
+        pacer: Pacer::default(),
     };
     let stopped = search.run(budget, observer)?;
     Ok(search.report(stopped))
@@ -81,6 +72,9 @@ struct Search<'s, S: System + ?Sized> {
     tree: SearchTree,
     found: FoundStates,
     counters: ExplicitCounters,
+    /// When to read the clock (inside an expansion too: one state of a wide model has
+    /// tens of thousands of successors) and report progress.
+    pacer: Pacer,
 }
 
 impl<S: System + ?Sized> Search<'_, S> {
@@ -96,24 +90,13 @@ impl<S: System + ?Sized> Search<'_, S> {
         let mut cur = Vec::new();
         let mut next = Vec::new();
         let mut steps: Vec<Step> = Vec::new();
-        let mut last_progress = 0.0f64;
-        let mut edges_at_clock = 0u64;
         let mut i = 0u32;
         while (i as usize) < self.tree.states.len() {
             if !self.opts.all && self.found.any_error() {
                 break;
             }
-            let edges_due = self.counters.edges >= edges_at_clock + CLOCK_EVERY_EDGES;
-            if edges_due || (self.counters.expanded % CLOCK_EVERY == 0 && self.counters.expanded > 0) {
-                edges_at_clock = self.counters.edges;
-                if let Some(why) = budget.exhausted() {
-                    return Ok(Some(why));
-                }
-                let secs = self.start.elapsed().as_secs_f64();
-                if secs - last_progress >= PROGRESS_EVERY {
-                    last_progress = secs;
-                    self.report_progress(observer, secs, i);
-                }
+            if let Some(why) = self.clock(1 + cur.len() + steps.len(), budget, observer, i) {
+                return Ok(Some(why));
             }
             let id = i;
             i += 1;
@@ -128,11 +111,28 @@ impl<S: System + ?Sized> Search<'_, S> {
                 self.found.dead(self.sys, id, &cur, self.opts.all);
                 continue;
             }
-            if let Some(stop) = self.expand(id, &cur, &steps, &mut next)? {
+            if let Some(stop) = self.expand(id, &cur, &steps, &mut next, budget, observer)? {
                 return Ok(stop);
             }
         }
         Ok(None)
+    }
+
+    /// Counts `work` units done; when the pacer says so, reads the clock: why the search
+    /// must stop, if it must, and progress now and then. `next_to_expand` is the id of the
+    /// next state to expand, for the progress line.
+    fn clock(
+        &mut self,
+        work: usize,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+        next_to_expand: u32,
+    ) -> Option<StopReason> {
+        let tick = self.pacer.tick(work, budget);
+        if let Ok(Some(secs)) = tick {
+            self.report_progress(observer, secs, next_to_expand);
+        }
+        tick.err()
     }
 
     /// Adds the successors of state `id`. Returns `Some` when the search must end: with a
@@ -143,8 +143,13 @@ impl<S: System + ?Sized> Search<'_, S> {
         cur: &[Local],
         steps: &[Step],
         next: &mut Vec<Local>,
+        budget: &Budget,
+        observer: &mut dyn Observer,
     ) -> Result<Option<Option<StopReason>>, ModelError> {
         for step in steps {
+            if let Some(why) = self.clock(cur.len(), budget, observer, id + 1) {
+                return Ok(Some(Some(why)));
+            }
             if !self.sys.successor(cur, step, next)? {
                 return Err(ModelError::new(format!(
                     "[qpor internal bug] step {} listed as enabled does not fire",

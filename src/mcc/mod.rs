@@ -42,6 +42,8 @@ pub struct MccOptions {
     pub jobs: Option<usize>,
     /// The random walk's seed.
     pub seed: u64,
+    /// Stop every engine when the process holds more than this many megabytes.
+    pub max_memory_mb: Option<u64>,
 }
 
 /// The examinations `qpor mcc` answers.
@@ -172,6 +174,7 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         started: Some(started),
         jobs: opts.jobs,
         seed: opts.seed,
+        max_memory_mb: opts.max_memory_mb,
         ..CheckOptions::default()
     };
     check_opts.system.one_safe_watch = exam == Examination::OneSafe;

@@ -74,6 +74,7 @@ impl Engine for PrefixSatOptions {
             time_limit: budget
                 .deadline()
                 .map(|d| d.saturating_duration_since(Instant::now())),
+            started: None,
             max_bytes: None,
             cancel: Some(budget.cancel_token().clone()),
         };

@@ -28,7 +28,9 @@
 //! - leaves = maximal configurations + SSBs; in optimal mode there is no SSB.
 
 use super::alt::{alternative, AltMode, AltScratch, AltStats};
-use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames, StopReason, Witness};
+use crate::engine::{
+    Budget, Finding, FindingKind, Observer, Pacer, Progress, StepNames, StopReason, Witness,
+};
 use crate::system::{classify_dead, ActionId, DeadKind, Local, ModelError, Step, System};
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
 use hashbrown::HashSet;
@@ -116,7 +118,6 @@ struct Level {
     d_len: usize,
 }
 
-const CLOCK_EVERY: u64 = 64;
 const PROGRESS_EVERY: f64 = 0.25;
 const PRUNE_MIN: u64 = 4096;
 
@@ -151,6 +152,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
         names: StepNames::default(),
         steps: Vec::new(),
         iterations: 0,
+        pacer: Pacer::default(),
         last_progress: 0.0,
         alive_after_prune: 0,
         cex_done: 0,
@@ -186,6 +188,9 @@ struct Explorer<'x, U: Unfolding + ?Sized, S: System + ?Sized> {
     names: StepNames,
     steps: Vec<Step>,
     iterations: u64,
+    /// When to read the clock: an iteration lists en(C), which on a wide model holds
+    /// thousands of events.
+    pacer: Pacer,
     last_progress: f64,
     alive_after_prune: u64,
     /// C's prefix of this length had its cex added at an earlier leaf.
@@ -198,7 +203,7 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
     fn forward(&mut self, observer: &mut dyn Observer) -> Result<bool, ModelError> {
         loop {
             self.iterations += 1;
-            if self.iterations % CLOCK_EVERY == 0 {
+            if self.pacer.due(1024 + self.en.len()) {
                 if let Some(why) = self.budget.exhausted() {
                     self.out.stopped = Some(why);
                     return Ok(false);

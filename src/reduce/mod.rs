@@ -12,11 +12,6 @@
 //! - [`cex`]: the cex decider behind `qpor decide cex`, on the general backend;
 //! - [`random`]: random k-CNF formulas from a seed, for tests and benches.
 
-/// The largest formula `qpor reduce` turns into an instance (variables): every variable
-/// becomes events, threads or places, so a header claiming billions would only exhaust
-/// memory.
-pub const MAX_VARIABLES: u32 = 1_000_000;
-
 pub(crate) mod cex;
 pub(crate) mod decide;
 pub(crate) mod instance;

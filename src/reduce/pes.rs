@@ -67,6 +67,15 @@ pub fn instance(cnf: &Cnf) -> Pes {
         .expect("[qpor internal bug] the Theorem 4.1 construction is a PES")
 }
 
+/// How many bytes building the PES of [`instance`] takes at least: an explicit PES keeps
+/// its causality and conflict relations as one bitset per event over all events (five of
+/// them while it is built), so the instance grows with the square of 2 · variables +
+/// clauses. `qpor reduce` refuses a formula whose instance would not fit its memory cap.
+pub fn instance_bytes(cnf: &Cnf) -> u64 {
+    let events = 2 * cnf.num_vars as u64 + cnf.clauses.len() as u64;
+    (events.saturating_mul(events) / 8).saturating_mul(5)
+}
+
 /// The clauses (indices) in the greedy order of the module docs: each next clause the one
 /// with the fewest variables not in earlier clauses, ties by index.
 pub(crate) fn greedy_clause_order(cnf: &Cnf) -> Vec<usize> {

@@ -64,7 +64,7 @@ pub(crate) mod net;
 pub(crate) mod program;
 
 use crate::engine::{
-    Budget, Counters, Engine, Observer, Progress, Report, RunResult, StopReason, StubbornCounters,
+    Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason, StubbornCounters,
 };
 use crate::explicit::store::{FoundStates, SearchTree};
 use crate::system::model::{Model, SystemOptions};
@@ -75,15 +75,6 @@ use fixedbitset::FixedBitSet;
 use net::NetStubborn;
 use program::ProgramStubborn;
 use std::time::Instant;
-
-/// How often (in expanded states) the clock is read for limits and progress.
-const CLOCK_EVERY: u64 = 256;
-
-/// Also read the clock after this many fired transitions.
-const CLOCK_EVERY_EDGES: u64 = 4096;
-
-/// Seconds between two progress reports.
-const PROGRESS_EVERY: f64 = 0.25;
 
 /// The order in which discovered states are expanded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -231,8 +222,7 @@ fn search<S: System + ?Sized, R: Reduction>(
         chosen: Vec::new(),
         enabled: Vec::new(),
         steps: Vec::new(),
-        last_progress: 0.0,
-        edges_at_clock: 0,
+        pacer: Pacer::default(),
     };
     let stopped = search.run(budget, observer)?;
     Ok(search.report(stopped))
@@ -253,9 +243,9 @@ struct Search<'s, S: System + ?Sized, R> {
     chosen: Vec<bool>,
     /// Per action id, its step (the touch set of an action never changes).
     steps: Vec<Option<Step>>,
-    /// When progress was last reported, and the edge count at the last clock reading.
-    last_progress: f64,
-    edges_at_clock: u64,
+    /// When to read the clock (by work done, so one wide state does not run past the
+    /// limit) and report progress.
+    pacer: Pacer,
 }
 
 impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
@@ -317,6 +307,9 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                 in_cur = id;
             }
             let (nid, new) = self.fire(id, &cur, action, &mut next)?;
+            if let Some(why) = self.clock(cur.len(), budget, observer) {
+                return Ok(Some(why));
+            }
             if !new {
                 if R::CYCLE_PROVISO && on_path.contains(nid as usize) && top.end < top.rest_end {
                     self.counters.cycle_expansions += 1;
@@ -376,6 +369,9 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                 let action = steps[frame.next as usize];
                 frame.next += 1;
                 let (nid, new) = self.fire(id, &cur, action, &mut next)?;
+                if let Some(why) = self.clock(cur.len(), budget, observer) {
+                    return Ok(Some(why));
+                }
                 back |= !new && nid <= id;
                 if new {
                     if let Some(end) = self.after_new(nid, &next, action)? {
@@ -403,17 +399,9 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> Result<Expansion, ModelError> {
-        let edges_due = self.counters.edges >= self.edges_at_clock + CLOCK_EVERY_EDGES;
-        if edges_due || (self.counters.expanded % CLOCK_EVERY == 0 && self.counters.expanded > 0) {
-            self.edges_at_clock = self.counters.edges;
-            if let Some(why) = budget.exhausted() {
-                return Ok(Expansion::End(End::Limit(why)));
-            }
-            let secs = self.start.elapsed().as_secs_f64();
-            if secs - self.last_progress >= PROGRESS_EVERY {
-                self.last_progress = secs;
-                self.report_progress(observer, secs);
-            }
+        // The last expansion's steps stand for this one's, not yet listed.
+        if let Some(why) = self.clock(cur.len() + self.enabled.len(), budget, observer) {
+            return Ok(Expansion::End(End::Limit(why)));
         }
         self.counters.expanded += 1;
         let mut steps = std::mem::take(&mut self.enabled);
@@ -467,6 +455,16 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         };
         self.enabled = steps;
         Ok(expansion)
+    }
+
+    /// Counts `work` units done; when the pacer says so, reads the clock: why the search
+    /// must stop, if it must, and progress now and then.
+    fn clock(&mut self, work: usize, budget: &Budget, observer: &mut dyn Observer) -> Option<StopReason> {
+        let tick = self.pacer.tick(work, budget);
+        if let Ok(Some(secs)) = tick {
+            self.report_progress(observer, secs);
+        }
+        tick.err()
     }
 
     /// The step of `action`, as the system listed it when it was first enabled.

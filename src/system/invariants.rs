@@ -353,8 +353,8 @@ mod tests {
     fn the_search_gives_up_when_asked_to_stop() {
         // One transition from 16 places to 16 others makes 256 rows in one step.
         let mut n = Net::default();
-        let ins: Vec<_> = (0..16).map(|i| n.add_place(&format!("i{i}"), None, 1)).collect();
-        let outs: Vec<_> = (0..16).map(|i| n.add_place(&format!("o{i}"), None, 0)).collect();
+        let ins: Vec<_> = (0..16).map(|i| n.add_place(format!("i{i}"), None, 1)).collect();
+        let outs: Vec<_> = (0..16).map(|i| n.add_place(format!("o{i}"), None, 0)).collect();
         n.add_transition_between("t", &ins, &outs);
         n.add_transition_between("u", &outs, &ins);
         match structural_safeness(&n, &|| true) {

@@ -19,8 +19,8 @@
 //! what the whole model does.
 
 use crate::engine::{
-    run_on_system, Budget, Counters, Engine, Finding, FindingKind, Observer, Progress, Report, RunResult,
-    Settings, Stats, StepNames, StopReason, WalkCounters,
+    run_on_system, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report,
+    RunResult, Settings, Stats, StepNames, StopReason, WalkCounters,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
@@ -29,9 +29,6 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
-
-/// How often (in steps) the clock is read for limits and progress.
-const CLOCK_EVERY: u64 = 1024;
 
 /// Seconds between two progress reports.
 const PROGRESS_EVERY: f64 = 0.25;
@@ -80,6 +77,7 @@ pub fn walk<S: System + ?Sized>(
         sys,
         rng: SmallRng::seed_from_u64(opts.seed),
         counters: WalkCounters::default(),
+        pacer: Pacer::default(),
         names: StepNames::default(),
         findings: Vec::new(),
         seen_dead: HashSet::new(),
@@ -113,6 +111,9 @@ struct Walker<'s, S: System + ?Sized> {
     findings: Vec<Finding>,
     /// Dead states already reported (with `all`).
     seen_dead: HashSet<Vec<Local>>,
+    /// When to read the clock: a step copies the whole state, so wide models read it
+    /// after fewer steps.
+    pacer: Pacer,
 }
 
 impl<S: System + ?Sized> Walker<'_, S> {
@@ -165,7 +166,7 @@ impl<S: System + ?Sized> Walker<'_, S> {
         self.sys.enabled_steps(&state, &mut enabled);
         let mut fresh: Vec<Step> = Vec::new();
         loop {
-            if self.counters.steps % CLOCK_EVERY == 0 {
+            if self.pacer.due(state.len() + enabled.len()) {
                 if let Some(why) = budget.exhausted() {
                     return Ok(WalkEnd::Stop(why));
                 }

@@ -36,13 +36,13 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
             return Some(reason.to_string());
         }
         if let Some(limit) = self.opts.time_limit {
-            if self.start.elapsed() >= limit {
+            if self.opts.started.unwrap_or(self.start).elapsed() >= limit {
                 return Some(format!("time limit of {:.1} s reached", limit.as_secs_f64()));
             }
         }
         if let Some(max) = self.opts.max_bytes {
             if self.bytes() >= max {
-                return Some(format!("memory limit of {} MB reached", max / 1_000_000));
+                return Some(format!("memory limit of {} MB reached", max >> 20));
             }
         }
         None

@@ -157,6 +157,9 @@ pub struct PrefixOptions {
     pub max_events: Option<u64>,
     /// Stop (incomplete) after this much time.
     pub time_limit: Option<Duration>,
+    /// When the time limit started counting (the command line starts it before reading
+    /// the model); `None`: when the construction starts.
+    pub started: Option<Instant>,
     /// Stop (incomplete) when the builder's own data (co-relation, queue, events) exceeds
     /// this many bytes, approximately.
     pub max_bytes: Option<u64>,
