@@ -75,7 +75,7 @@ pub use engine::{
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
 };
-pub use parse::{load, load_str, Format, LoadError, LoadOptions, Loaded, ParseError};
+pub use parse::{load, load_str, read_text, Format, LoadError, LoadOptions, Loaded, ParseError};
 pub use source::Pos;
 pub use system::invariants::Safeness;
 pub use system::model::{Model, ModelInfo, NetInfo, SystemOptions};

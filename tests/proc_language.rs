@@ -194,7 +194,7 @@ fn warnings_name_processes_never_started() {
     .unwrap();
     assert_eq!(
         w,
-        ["w.proc:2:9: warning: process `b` is never started: not in `init` and never spawned"]
+        ["w.proc:2:9: process `b` is never started: not in `init` and never spawned"]
     );
 }
 

@@ -52,7 +52,7 @@ enum Question {
 pub fn run(a: DecideArgs) -> Result<u8, String> {
     a.memory.enforce()?;
     let shown = a.instance.display().to_string();
-    let text = std::fs::read_to_string(&a.instance).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let text = qpor::read_text(&a.instance).map_err(|e| e.to_string())?;
     let opts = PesOptions {
         close_conflict: a.close_conflict,
     };

@@ -326,7 +326,7 @@ fn run_explicit_pes(a: &DotArgs) -> Result<u8, String> {
             "{shown}: an event-structure file has only the pes view (use --view pes)"
         ));
     }
-    let text = std::fs::read_to_string(&a.model).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let text = qpor::read_text(&a.model).map_err(|e| e.to_string())?;
     let pes = qpor::formats::pes::parse(&text, &shown, &qpor::unfolding::PesOptions::default())
         .map_err(|e| e.to_string())?;
     let file_name = a

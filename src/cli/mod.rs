@@ -90,6 +90,12 @@ pub fn load_model(args: &ModelArgs) -> Result<(Loaded, SystemOptions), String> {
         defines,
     };
     let loaded = qpor::load(&args.model, &opts).map_err(|e| e.to_string())?;
+    if let (Some(d), qpor::Model::Net(_)) = (args.define.first(), &loaded.model) {
+        return Err(format!(
+            "-D {d}: {} is a net, which has no parameters (-D sets the `param`s of a .proc program)",
+            args.shown()
+        ));
+    }
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }

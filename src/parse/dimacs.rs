@@ -167,7 +167,7 @@ impl<'t> Reader<'t> {
     }
 
     fn warn(&mut self, at: usize, message: &str) {
-        let warning = self.error(at, format!("warning: {message}"));
+        let warning = self.error(at, message);
         self.warnings.push(warning.to_string());
     }
 
@@ -314,14 +314,14 @@ impl<'t> Reader<'t> {
 
 /// Reads a DIMACS CNF text; `file` names it in errors and warnings.
 ///
-/// Returns the formula and the warnings (`file:line:col: warning: …`).
+/// Returns the formula and the warnings (`file:line:col: …`; the command line prints them after `warning: `).
 ///
 /// ```
 /// use qpor::formats::dimacs::parse;
 /// let err = parse("p cnf 2 1\n1 3 0\n", "f.cnf").unwrap_err();
 /// assert_eq!(err.to_string(), "f.cnf:2:3: literal 3 is out of range: the header declares 2 variables");
 /// let (_, warnings) = parse("p cnf 2 3\n1 0\n", "f.cnf").unwrap();
-/// assert_eq!(warnings, ["f.cnf:1:1: warning: the header declares 3 clauses, the file has 1"]);
+/// assert_eq!(warnings, ["f.cnf:1:1: the header declares 3 clauses, the file has 1"]);
 /// ```
 pub fn parse(text: &str, file: &str) -> Result<(Cnf, Vec<String>), ParseError> {
     let mut r = Reader {
@@ -371,12 +371,8 @@ pub fn parse(text: &str, file: &str) -> Result<(Cnf, Vec<String>), ParseError> {
 
 /// Reads the DIMACS CNF file at `path`.
 pub fn read(path: &Path) -> Result<(Cnf, Vec<String>), LoadError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        path: shown.clone(),
-        source,
-    })?;
-    Ok(parse(&text, &shown)?)
+    let text = super::read_text(path)?;
+    Ok(parse(&text, &path.display().to_string())?)
 }
 
 #[cfg(test)]
@@ -460,8 +456,8 @@ mod tests {
         assert_eq!(
             w,
             [
-                "t.cnf:3:1: warning: the last clause is not ended by 0; it is kept",
-                "t.cnf:1:1: warning: the header declares 1 clause, the file has 2"
+                "t.cnf:3:1: the last clause is not ended by 0; it is kept",
+                "t.cnf:1:1: the header declares 1 clause, the file has 2"
             ]
         );
     }

@@ -88,6 +88,46 @@ impl ParseError {
     }
 }
 
+/// `c` as messages show a character found: in backquotes, or by its code when it is a
+/// control character that would print as nothing (a NUL byte).
+pub(crate) fn char_shown(c: char) -> String {
+    if c.is_control() {
+        format!("control character U+{:04X}", c as u32)
+    } else {
+        format!("`{c}`")
+    }
+}
+
+/// The text of the file at `path`: an I/O error, or an error at the line and column of the
+/// first byte that is not UTF-8.
+pub fn read_text(path: &Path) -> Result<String, LoadError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    Ok(utf8_text(bytes, &shown)?)
+}
+
+/// `bytes`, the contents of `file`, as text; an error at the line and column of the first
+/// byte that is not UTF-8.
+pub(crate) fn utf8_text(bytes: Vec<u8>, file: &str) -> Result<String, ParseError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        ParseError::at(
+            file,
+            valid,
+            at,
+            format!(
+                "byte 0x{:02X} is not UTF-8: the file must be UTF-8 text",
+                bytes[at]
+            ),
+        )
+    })
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -211,8 +251,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded, LoadError> {
             Ok(Loaded::net(llnet::parse(&text, &shown)?))
         }
         Format::Proc => {
-            let mut text = String::new();
-            input.read_to_string(&mut text).map_err(io)?;
+            let mut bytes = Vec::new();
+            input.read_to_end(&mut bytes).map_err(io)?;
+            let text = utf8_text(bytes, &shown)?;
             Ok(Loaded::program(proc::parse(&text, &shown, &opts.defines)?))
         }
     }

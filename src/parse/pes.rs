@@ -136,7 +136,14 @@ fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
             Err(_) => {
                 return Err((
                     at,
-                    format!("unexpected character `{c}` (names are letters, digits, `_`, `.` and `'`)"),
+                    format!(
+                        "unexpected {} (names are letters, digits, `_`, `.` and `'`)",
+                        if c.is_control() {
+                            crate::parse::char_shown(c)
+                        } else {
+                            format!("character `{c}`")
+                        }
+                    ),
                 ))
             }
         }

@@ -189,7 +189,10 @@ impl Reader<'_> {
                     current.map_or("a field of its block", |b| BLOCKS[b].fields)
                 ),
                 Some(c) if c != '\n' && c != '\r' => {
-                    format!("unexpected `{c}` in this {line_kind}: expected a field, a number, a quoted string or the end of the line")
+                    format!(
+                        "unexpected {} in this {line_kind}: expected a field, a number, a quoted string or the end of the line",
+                        crate::parse::char_shown(c)
+                    )
                 }
                 _ => format!("unexpected end of this {line_kind}"),
             };
@@ -222,7 +225,7 @@ impl Reader<'_> {
             .collect::<Vec<_>>()
             .join(", ");
         let Some(found) = block_named(word) else {
-            let line = current.map_or(String::new(), |c| format!("a {} or ", BLOCKS[c].line));
+            let line = current.map_or(String::new(), |c| format!("{} or ", with_article(BLOCKS[c].line)));
             return format!("unknown block keyword `{word}` (expected {line}one of {list})");
         };
         match mandatory {
@@ -267,7 +270,7 @@ fn found_at(text: &str, offset: usize) -> String {
             let word: String = word_at(text, offset).chars().take(24).collect();
             format!("`{word}`")
         }
-        Some(c) => format!("`{c}`"),
+        Some(c) => crate::parse::char_shown(c),
     }
 }
 
@@ -299,4 +302,14 @@ fn current_block(text: &str, offset: usize) -> Option<usize> {
 fn has_keyword_line(text: &str, keyword: &str) -> bool {
     text.lines()
         .any(|line| word_at(line.trim_start_matches([' ', '\t', '\x08']), 0) == keyword)
+}
+
+/// `what` with its indefinite article: "an arc line", "a place line".
+fn with_article(what: &str) -> String {
+    let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {what}")
 }

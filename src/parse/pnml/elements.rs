@@ -142,7 +142,7 @@ impl Parser<'_> {
                 _ => Ctx::Skip { check: false },
             },
             Ctx::Net | Ctx::Page => match name {
-                "page" => Ctx::Page,
+                "page" => self.open_page(e, at)?,
                 "place" => self.open_place(e, at)?,
                 "transition" => self.open_transition(e, at)?,
                 "arc" => self.open_arc(e, at)?,

@@ -45,6 +45,7 @@ impl Parser<'_> {
         }
         let [id, ty] = self.attrs(e, at, ["id", "type"])?;
         let id = self.required_id(id, at, "net")?;
+        self.declare(&id, SymKind::Element("net"), at)?;
         match ty.as_deref().map(|t| t.trim_matches(is_xml_space)) {
             None => self.warn(at, "the net has no type attribute; reading it as a P/T net"),
             Some(PTNET_TYPE) => {}
@@ -84,6 +85,15 @@ impl Parser<'_> {
         }
         self.syms.syms[s as usize] = Sym { kind, pos: at };
         Ok(s)
+    }
+
+    /// A page: its id, when it has one, is declared like every other.
+    pub(super) fn open_page(&mut self, e: &BytesStart, at: Pos) -> Result<Ctx, ParseError> {
+        let [id] = self.attrs(e, at, ["id"])?;
+        if let Some(id) = id.filter(|id| !id.is_empty()) {
+            self.declare(&id, SymKind::Element("page"), at)?;
+        }
+        Ok(Ctx::Page)
     }
 
     pub(super) fn open_place(&mut self, e: &BytesStart, at: Pos) -> Result<Ctx, ParseError> {
@@ -151,6 +161,7 @@ impl Parser<'_> {
     pub(super) fn open_arc(&mut self, e: &BytesStart, at: Pos) -> Result<Ctx, ParseError> {
         let [id, source, target, ty] = self.attrs(e, at, ["id", "source", "target", "type"])?;
         let id = self.required_id(id, at, "arc")?;
+        self.declare(&id, SymKind::Element("arc"), at)?;
         self.arc_id.clear();
         self.arc_id.push_str(&id);
         if let Some(ty) = ty {

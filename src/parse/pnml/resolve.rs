@@ -91,7 +91,7 @@ impl Parser<'_> {
     /// What symbol `s` finally stands for, once references are resolved.
     pub(super) fn node_of(&self, resolution: &[Resolution], s: u32) -> Option<Node> {
         match self.syms.kind(s) {
-            SymKind::Undeclared => None,
+            SymKind::Undeclared | SymKind::Element(_) => None,
             SymKind::Place(i) => Some(Node::Place(i)),
             SymKind::Transition(i) => Some(Node::Transition(i)),
             SymKind::RefPlace(_) | SymKind::RefTransition(_) => match resolution[s as usize] {
@@ -132,7 +132,7 @@ impl Parser<'_> {
                 match self.syms.kind(cur) {
                     SymKind::Place(i) => break Node::Place(i),
                     SymKind::Transition(i) => break Node::Transition(i),
-                    SymKind::Undeclared => {
+                    SymKind::Undeclared | SymKind::Element(_) => {
                         let from = *chain
                             .last()
                             .expect("[qpor internal bug] a reference chain starts at a reference");

@@ -16,6 +16,9 @@ pub(super) enum SymKind {
     RefPlace(u32),
     /// A `referenceTransition` standing for the symbol given.
     RefTransition(u32),
+    /// The id of an element that is no node (the net, a page, an arc): PNML ids are unique
+    /// in the whole document, whatever element carries them.
+    Element(&'static str),
 }
 
 impl SymKind {
@@ -26,6 +29,7 @@ impl SymKind {
             SymKind::Transition(_) => "transition",
             SymKind::RefPlace(_) => "referencePlace",
             SymKind::RefTransition(_) => "referenceTransition",
+            SymKind::Element(noun) => noun,
         }
     }
 }

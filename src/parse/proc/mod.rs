@@ -6,7 +6,8 @@
 //! component system.
 //!
 //! Every problem is reported as a [`ParseError`] at `file:line:col`; warnings come back as
-//! `file:line:col: warning: …` strings. Nothing here panics on any input: the grammar's
+//! `file:line:col: …` strings (the command line prints them after `warning: `). Nothing
+//! here panics on any input: the grammar's
 //! recursion is bounded by a pre-scan of the bracket depth, and expression trees by
 //! 200 levels (`parser::MAX_EXPR_DEPTH`).
 
@@ -75,7 +76,7 @@ impl<'t> LineIndex<'t> {
 
 /// Parses, checks and compiles a `.proc` text; `defines` override `param`s (`-D N=5`).
 ///
-/// Returns the program and the warnings (`file:line:col: warning: …`), or the first error.
+/// Returns the program and the warnings (`file:line:col: …`), or the first error.
 ///
 /// ```
 /// let text = "mutex m;\nprocess p[i in 0..2] { lock m; unlock m; }\ninit p;\n";
@@ -102,7 +103,7 @@ pub fn parse(
         .into_iter()
         .map(|d| {
             let p = lines.pos(d.offset);
-            format!("{file}:{}:{}: warning: {}", p.line, p.col, d.message)
+            format!("{file}:{}:{}: {}", p.line, p.col, d.message)
         })
         .collect();
     Ok((program, warnings))

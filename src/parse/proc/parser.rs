@@ -168,7 +168,7 @@ fn found_at(text: &str, offset: usize) -> String {
     } else if c.is_whitespace() {
         "white space".to_string()
     } else {
-        format!("`{c}`")
+        crate::parse::char_shown(c)
     }
 }
 
