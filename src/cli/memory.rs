@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// How long the process may stay above the cap before the watchdog ends it: the time an
 /// engine that saw the limit has to stop and report.
-const GRACE: Duration = Duration::from_millis(500);
+const GRACE: Duration = Duration::from_secs(1);
 
 /// How often the watchdog reads the process's memory.
 const POLL: Duration = Duration::from_millis(20);
