@@ -179,6 +179,23 @@ fn a_place_with_billions_of_tokens_is_answered_without_a_condition_per_token() {
 }
 
 #[test]
+fn the_general_unfolding_of_billions_of_tokens_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = write(dir.path(), "tokens.pnml", &tokens(u32::MAX as u64));
+    for args in [
+        vec!["check", "--engine", "qpor"],
+        vec!["check", "--engine", "prefix-sat"],
+        vec!["unfold"],
+        vec!["dot", "--view", "prefix"],
+    ] {
+        let mut args = args;
+        args.extend(["--unfolding", "general", &huge]);
+        let o = qpor_exits(&args, 2);
+        says(&o, "makes one condition per token");
+    }
+}
+
+#[test]
 fn every_search_of_a_wide_net_ends_at_its_time_limit() {
     let dir = tempfile::tempdir().unwrap();
     let wide = write(dir.path(), "cycles.pnml", &cycles(20_000));
@@ -247,6 +264,23 @@ fn instances_and_conversions_past_the_memory_cap_end_with_the_limit() {
         3,
     );
     says(&o, "memory limit of 200 MB");
+}
+
+#[test]
+fn an_allocation_the_system_refuses_ends_the_run_with_exit_3_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = write(dir.path(), "cycles.pnml", &cycles(4_000));
+    // 400 MB of address space: the explicit search's state store soon asks for more.
+    let script = format!(
+        "ulimit -v 400000; exec {} check --engine explicit {wide}",
+        env!("CARGO_BIN_EXE_qpor")
+    );
+    let o = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    says(&o, "out of memory: the system refused");
 }
 
 #[test]

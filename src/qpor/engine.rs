@@ -12,7 +12,7 @@ use crate::system::model::{Model, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
 use crate::system::{ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
-use crate::unfold::Backend;
+use crate::unfold::{general_backend_net, Backend};
 use std::time::Instant;
 
 /// Options of the QPOR engine.
@@ -63,14 +63,7 @@ impl Engine for QporOptions {
 
     fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
         match self.unfolding.resolve(model, &self.system) {
-            Backend::General => {
-                let net = model.as_net().ok_or_else(|| {
-                    ModelError::new(
-                        "the general unfolding backend unfolds Petri nets only; use --unfolding program",
-                    )
-                })?;
-                check_net(net, self, budget, observer)
-            }
+            Backend::General => check_net(general_backend_net(model)?, self, budget, observer),
             _ => run_on_system(model, &self.system, |sys| {
                 check_system(sys, self, budget, observer, &mut NoTree)
             }),
@@ -82,6 +75,7 @@ impl Engine for QporOptions {
 pub fn check_net(net: &Net, opts: &QporOptions, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
     use crate::unfold::general::{GeneralOptions, GeneralUnfolding};
     let start = Instant::now();
+    crate::unfold::fits_general_backend(net)?;
     // The general backend's states are token counts per place: the place-component view.
     let sys = NetSystem::new(net, Decomposition::Places)?;
     let mut unf = GeneralUnfolding::new(
@@ -149,6 +143,8 @@ pub fn check_system<S: System + ?Sized>(
             max_events: opts.effective_max_events(),
         },
     );
+    unf.set_deadline(budget.deadline());
+    unf.set_cancel(budget.cancel_token().clone());
     let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
     Ok(report(out, opts, "program", start))
 }

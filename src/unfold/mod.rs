@@ -36,6 +36,7 @@ pub(crate) fn test_rng(seed: u64) -> impl FnMut(u64) -> u64 {
 }
 
 use crate::system::model::{Model, SystemOptions};
+use crate::system::net::Net;
 use crate::system::{ActionId, Local, ModelError};
 use std::fmt;
 
@@ -144,6 +145,37 @@ impl Backend {
 /// Above this many tokens in the initial marking, `--unfolding auto` does not take the
 /// general unfolding (one condition per token) for a net.
 pub const GENERAL_TOKENS_MAX: u64 = 10_000;
+
+/// Above this many tokens in the initial marking, the general unfolding is refused even
+/// when asked for: its initial conditions alone would take gigabytes (a net marked with
+/// 4 294 967 295 tokens asked for 34 GB at once).
+pub(crate) const GENERAL_TOKENS_REFUSED: u64 = 1_000_000;
+
+/// The net the general backend unfolds: `model` when it is a net whose initial marking
+/// has at most [`GENERAL_TOKENS_REFUSED`] tokens, else why the backend does not apply.
+pub(crate) fn general_backend_net(model: &Model) -> Result<&Net, ModelError> {
+    let Model::Net(net) = model else {
+        return Err(ModelError::new(
+            "the general unfolding backend unfolds Petri nets only; use --unfolding program",
+        ));
+    };
+    fits_general_backend(net)?;
+    Ok(net)
+}
+
+/// Whether the general backend may unfold `net`: an error past
+/// [`GENERAL_TOKENS_REFUSED`] tokens.
+pub(crate) fn fits_general_backend(net: &Net) -> Result<(), ModelError> {
+    let tokens: u64 = net.places.iter().map(|p| u64::from(p.initial)).sum();
+    if tokens > GENERAL_TOKENS_REFUSED {
+        return Err(ModelError::new(format!(
+            "the general unfolding makes one condition per token, and this net's initial marking \
+             holds {tokens} tokens (more than {GENERAL_TOKENS_REFUSED}); use --unfolding program \
+             (which counts a place's tokens in one local state; auto picks it)"
+        )));
+    }
+    Ok(())
+}
 
 /// How many compatibility tests [`Unfolding::compatible_immediate_conflicts`] makes between
 /// two looks at [`Unfolding::stop_requested`] (which may read the clock).

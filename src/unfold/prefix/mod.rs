@@ -34,6 +34,7 @@ use crate::unfold::Backend;
 
 /// The complete finite prefix of the branching process of `net` (the general backend).
 pub fn build_general(net: &Net, opts: &PrefixOptions) -> Result<PrefixOutcome, ModelError> {
+    crate::unfold::fits_general_backend(net)?;
     builder::build(&mut tokens::Tokens::new(net), opts, "general")
 }
 
@@ -57,10 +58,7 @@ pub fn build_model(
     opts: &PrefixOptions,
 ) -> Result<PrefixOutcome, ModelError> {
     match (backend.resolve(model, system), model) {
-        (Backend::General, Model::Net(net)) => build_general(net, opts),
-        (Backend::General, Model::Program(_)) => Err(ModelError::new(
-            "the general unfolding backend unfolds Petri nets only; use --unfolding program",
-        )),
+        (Backend::General, _) => build_general(super::general_backend_net(model)?, opts),
         (_, _) => {
             let sys = model.system(system)?;
             build_program(&*sys, opts)

@@ -94,6 +94,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         have_new: bool,
         found: &mut usize,
     ) -> Result<(), UnfoldError> {
+        self.tick()?;
         let Some((&at, rest)) = order.split_first() else {
             if !have_new {
                 return Ok(());

@@ -65,6 +65,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     /// local states. The predecessors must form a consistent history.
     pub fn event(&mut self, step: &Step, preds: &[EventId]) -> Result<Option<EventId>, UnfoldError> {
         debug_assert_eq!(step.touched.len(), preds.len());
+        self.tick()?;
         if let Some(e) = self.find(step.action, preds) {
             return Ok(Some(e));
         }

@@ -61,13 +61,18 @@ pub use footprint::SummaryFootprint;
 
 use super::cutoff::CutoffMode;
 use super::{EventId, UnfoldStats};
+use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, Step, System};
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 use std::cell::Cell;
+use std::time::Instant;
 use summary::{Summary, Tries};
 
 const NONE: EventId = EventId::NONE;
+
+/// Event look-ups and cex search steps between two readings of the clock.
+const STEPS_PER_CLOCK: u32 = 256;
 
 /// An event's node in the tree of one component.
 #[derive(Clone, Debug)]
@@ -212,6 +217,12 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     stats: UnfoldStats,
     // Scratch buffers.
     steps: Vec<Step>,
+    /// The run's deadline and cancel flag, watched inside en(C) and cex(C): on a model
+    /// with thousands of components one of them makes thousands of events.
+    deadline: Option<Instant>,
+    cancel: Option<CancelToken>,
+    /// Event look-ups and search steps since the clock was last read.
+    since_clock: u32,
 }
 
 impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
@@ -240,12 +251,41 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             generation: 0,
             stats: UnfoldStats::default(),
             steps: Vec::new(),
+            deadline: None,
+            cancel: None,
+            since_clock: 0,
         };
         if opts.cutoff != CutoffMode::None {
             u.reps
                 .insert_unique(0, Representative { hash: 0, event: NONE }, |r| r.hash);
         }
         u
+    }
+
+    /// Sets the instant after which en(C) and cex(C) give up with
+    /// [`super::UnfoldError::TimeLimit`] (`None`: never).
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Sets a cancel flag watched wherever the deadline is.
+    pub fn set_cancel(&mut self, cancel: CancelToken) {
+        self.cancel = Some(cancel);
+    }
+
+    /// Every [`STEPS_PER_CLOCK`] calls, `Err(TimeLimit)` once the deadline has passed or
+    /// the run was cancelled.
+    fn tick(&mut self) -> Result<(), super::UnfoldError> {
+        self.since_clock += 1;
+        if self.since_clock < STEPS_PER_CLOCK {
+            return Ok(());
+        }
+        self.since_clock = 0;
+        let cancelled = self.cancel.as_ref().is_some_and(|c| c.is_cancelled());
+        if cancelled || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(super::UnfoldError::TimeLimit);
+        }
+        Ok(())
     }
 
     /// The system being unfolded.
