@@ -144,6 +144,29 @@ fn coloured_nets_and_other_examinations_do_not_compete() {
     .unwrap();
     let o = mcc(dir.path(), &[], &[("BK_EXAMINATION", "ReachabilityDeadlock")]);
     assert_eq!(stdout(&o), "DO_NOT_COMPETE\n", "{}", stderr(&o));
+    // … or an inhibitor arc: no P/T net either.
+    let net = fs::read_to_string("models/nets/token-ring-5.pnml").unwrap();
+    let inhibited = net.replacen("<arc ", "<arc type=\"inhibitor\" ", 1);
+    fs::write(dir.path().join("model.pnml"), inhibited).unwrap();
+    let o = mcc(dir.path(), &[], &[("BK_EXAMINATION", "ReachabilityDeadlock")]);
+    assert_eq!(stdout(&o), "DO_NOT_COMPETE\n", "{}", stderr(&o));
+}
+
+#[test]
+fn a_property_file_that_is_not_xml_is_named_and_the_examination_stands_for_its_id() {
+    let dir = contest_dir("models/nets/token-ring-5.pnml");
+    fs::write(dir.path().join("ReachabilityDeadlock.xml"), "not xml <<\n").unwrap();
+    let o = mcc(dir.path(), &["--examination", "ReachabilityDeadlock"], &[]);
+    assert!(
+        stdout(&o).starts_with("FORMULA ReachabilityDeadlock FALSE"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("ReachabilityDeadlock.xml: no property <id> could be read"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

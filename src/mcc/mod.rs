@@ -144,9 +144,10 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         return Ok(plain(MccAnswer::DoNotCompete));
     }
     let id = property_id(dir, exam);
+    let property_note = property_file_problem(dir, exam);
     let loaded = match load(&dir.join("model.pnml"), &LoadOptions::default()) {
         Ok(l) => l,
-        Err(LoadError::Parse(e)) if pnml::is_coloured_net_error(&e) => {
+        Err(LoadError::Parse(e)) if pnml::is_not_pt_net_error(&e) => {
             return Ok(plain(MccAnswer::DoNotCompete))
         }
         Err(e) => {
@@ -157,6 +158,7 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         }
     };
     let mut notes = loaded.warnings;
+    notes.extend(property_note);
     if exam == Examination::OneSafe {
         if let Some(techniques) = structurally_safe(&loaded.model, &invariant_budget(opts)) {
             return Ok(MccOutcome {
@@ -221,6 +223,21 @@ pub fn property_id(dir: &Path, exam: Examination) -> String {
         .ok()
         .and_then(|xml| first_id(&xml))
         .unwrap_or_else(|| exam.name().to_string())
+}
+
+/// What is wrong with the examination's property file, when it is there but no property
+/// id can be read from it (it is not XML, or holds no `<id>`).
+fn property_file_problem(dir: &Path, exam: Examination) -> Option<String> {
+    let file = dir.join(format!("{}.xml", exam.name()));
+    let xml = std::fs::read(&file).ok()?;
+    let text = String::from_utf8_lossy(&xml);
+    first_id(&text).is_none().then(|| {
+        format!(
+            "{}: no property <id> could be read (not XML, or no <id> element); the examination's \
+             name stands for it",
+            file.display()
+        )
+    })
 }
 
 /// The text of the first `<id>` element of `xml`.

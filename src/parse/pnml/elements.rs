@@ -75,7 +75,7 @@ fn attr_offset(err: &AttrError) -> usize {
     }
 }
 
-/// How every refusal of a coloured net begins (see [`super::is_coloured_net_error`]).
+/// How every refusal of a coloured net begins (see [`super::is_not_pt_net_error`]).
 pub(super) const COLOURED_REFUSAL: &str = "coloured (symmetric) nets are not supported";
 
 pub(super) fn coloured_message(detail: &str) -> String {

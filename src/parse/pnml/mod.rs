@@ -72,10 +72,14 @@ pub(crate) const PNML_NAMESPACE: &str = "http://www.pnml.org/version-2009/gramma
 /// The `type` of a P/T net in PNML 2009.
 pub(crate) const PTNET_TYPE: &str = "http://www.pnml.org/version-2009/grammar/ptnet";
 
-/// Whether `e` is the reader's refusal of a coloured (high-level) net, which tools of the
-/// Model Checking Contest answer with DO_NOT_COMPETE rather than an error.
-pub(crate) fn is_coloured_net_error(e: &ParseError) -> bool {
-    e.message.starts_with(elements::COLOURED_REFUSAL)
+/// The words of the reader's refusal of an arc that is not of type normal.
+const ARC_TYPE_REFUSAL: &str = "arcs are not supported";
+
+/// Whether `e` is the reader's refusal of a net that is no P/T net (a coloured net, or one
+/// with inhibitor or reset arcs), which tools of the Model Checking Contest answer with
+/// DO_NOT_COMPETE rather than an error.
+pub(crate) fn is_not_pt_net_error(e: &ParseError) -> bool {
+    e.message.starts_with(elements::COLOURED_REFUSAL) || e.message.contains(ARC_TYPE_REFUSAL)
 }
 
 /// Reads the first P/T net of a PNML document; returns it with the reader's warnings

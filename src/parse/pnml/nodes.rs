@@ -3,7 +3,7 @@
 use super::elements::{coloured_message, Ctx};
 use super::symbols::{Sym, SymKind};
 use super::text::is_xml_space;
-use super::{ParseError, Parser, Pos, PTNET_TYPE};
+use super::{ParseError, Parser, Pos, ARC_TYPE_REFUSAL, PTNET_TYPE};
 use quick_xml::events::BytesStart;
 
 pub(super) struct PlaceDecl {
@@ -143,6 +143,7 @@ impl Parser<'_> {
         Ok(Ctx::RefNode)
     }
 
+    /// Refuses an arc of another type than normal (inhibitor, reset, …).
     pub(super) fn check_arc_type(&self, ty: &str, at: Pos) -> Result<(), ParseError> {
         let ty = ty.trim_matches(is_xml_space);
         if ty == "normal" {
@@ -151,7 +152,7 @@ impl Parser<'_> {
         Err(self.error(
             at,
             format!(
-                "{ty} arcs are not supported: arc {} has type \"{ty}\"; qpor reads P/T nets, \
+                "{ty} {ARC_TYPE_REFUSAL}: arc {} has type \"{ty}\"; qpor reads P/T nets, \
                  whose arcs are all of type normal",
                 self.arc_id
             ),
