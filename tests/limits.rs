@@ -222,6 +222,43 @@ fn every_search_of_a_wide_net_ends_at_its_time_limit() {
 }
 
 #[test]
+fn the_state_and_event_limits_end_every_engine_they_apply_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = write(dir.path(), "cycles.pnml", &cycles(20_000));
+    let program = "models/proc/philosophers-ordered.proc -D N=14";
+    let dekker = "models/mcc2023/Dekker-PT-010.pnml";
+    for (line, limit) in [
+        (
+            format!("check --engine explicit --max-states 1000 {program}"),
+            "state limit of 1000",
+        ),
+        (
+            format!("check --engine stubborn --max-states 1000 {program}"),
+            "state limit of 1000",
+        ),
+        (
+            format!("check --engine qpor --max-events 1000 {wide}"),
+            "event limit of 1000",
+        ),
+        (
+            format!("check --engine prefix-sat --max-events 1000 {dekker}"),
+            "event limit of 1000",
+        ),
+        (
+            format!("unfold --max-events 1000 {dekker}"),
+            "event limit of 1000",
+        ),
+    ] {
+        let args: Vec<&str> = line.split(' ').collect();
+        let (o, took) = timed(&args);
+        let all = stdout(&o) + &stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "qpor {line}: {all}");
+        assert!(all.contains(limit), "qpor {line}: {all}");
+        assert!(took < SLACK, "qpor {line} took {took:?}");
+    }
+}
+
+#[test]
 fn the_invariant_search_is_linear_in_a_wide_net() {
     let dir = tempfile::tempdir().unwrap();
     let wide = write(dir.path(), "cycles.pnml", &cycles(20_000));
