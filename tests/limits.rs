@@ -321,6 +321,30 @@ fn an_allocation_the_system_refuses_ends_the_run_with_exit_3_not_an_abort() {
 }
 
 #[test]
+fn converting_many_instances_of_a_process_takes_memory_in_proportion() {
+    // 20 000 philosophers: 0.3 GB; they took 6 GB when every instance indexed its
+    // pending statements by the local ids of all instances.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.pnml").to_string_lossy().into_owned();
+    let program = "models/proc/philosophers.proc";
+    qpor_exits(
+        &[
+            "convert",
+            "-D",
+            "N=20000",
+            program,
+            "--to",
+            "pnml",
+            "--max-memory",
+            "1500",
+            "-o",
+            &out,
+        ],
+        0,
+    );
+}
+
+#[test]
 fn every_command_refuses_a_zero_memory_cap() {
     let net = "models/nets/token-ring-5.pnml";
     let cnf = "models/cnf/three-vars.cnf";

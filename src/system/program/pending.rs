@@ -5,7 +5,7 @@
 use super::code::{CompKind, Op, OpKind};
 use super::interp::Eval;
 use super::system::ProgramSystem;
-use super::tables::{ActKind, ActionInfo, PState, PendKind, Pending, Tables, NOT_COMPUTED, NO_PENDING};
+use super::tables::{ActKind, ActionInfo, PState, PendKind, Pending, Tables, NO_PENDING};
 use crate::system::{ActionId, CompId, Local, Step, TouchSet};
 use smallvec::SmallVec;
 
@@ -13,17 +13,12 @@ impl<'p> ProgramSystem<'p> {
     /// The pending statement of instance `inst` in local state `l`, computing and
     /// interning it on first use.
     pub(super) fn pending_id(&self, t: &mut Tables, inst: u32, l: Local) -> u32 {
-        if let Some(&p) = t.pend_of.get(inst as usize).and_then(|v| v.get(l.0 as usize)) {
-            if p != NOT_COMPUTED {
-                return p;
-            }
+        if let Some(p) = t.pend_of.get(inst as usize).and_then(|m| m.get(l.0)) {
+            return p;
         }
         let p = self.compute_pending(t, inst, l);
-        if let Some(v) = t.pend_of.get_mut(inst as usize) {
-            if v.len() <= l.0 as usize {
-                v.resize(l.0 as usize + 1, NOT_COMPUTED);
-            }
-            v[l.0 as usize] = p;
+        if let Some(m) = t.pend_of.get_mut(inst as usize) {
+            m.insert(l.0, p);
         }
         p
     }

@@ -113,10 +113,73 @@ pub(super) struct ActionInfo {
     pub(super) name: String,
 }
 
-/// In [`Tables::pend_of`]: not asked yet.
-pub(super) const NOT_COMPUTED: u32 = u32::MAX;
 /// In [`Tables::pend_of`]: no pending statement (idle, done or fault).
 pub(super) const NO_PENDING: u32 = u32::MAX - 1;
+
+/// One instance's pending statements by local state: a vector indexed by the local id
+/// while that stays dense, a map once it would not. The ids of one definition are shared
+/// by all its instances, so with N instances each one's vector would span all their
+/// states together (converting 60 000 philosophers grew to 18 GB); a map for every
+/// instance cost the explicit search 15% on programs with few instances.
+#[derive(Clone, Debug)]
+pub(super) enum PendingOf {
+    /// Indexed by local id; `u32::MAX` for not asked yet.
+    Dense {
+        ids: Vec<u32>,
+        filled: usize,
+    },
+    Sparse(FxHashMap<u32, u32>),
+}
+
+impl Default for PendingOf {
+    fn default() -> Self {
+        PendingOf::Dense {
+            ids: Vec::new(),
+            filled: 0,
+        }
+    }
+}
+
+impl PendingOf {
+    /// Slots a dense vector may have per filled one (plus a constant) before it becomes
+    /// a map.
+    const SLACK: usize = 8;
+    const UNASKED: u32 = u32::MAX;
+
+    /// The pending id of local state `l`, if asked before.
+    #[inline]
+    pub(super) fn get(&self, l: u32) -> Option<u32> {
+        match self {
+            PendingOf::Dense { ids, .. } => ids.get(l as usize).copied().filter(|&p| p != Self::UNASKED),
+            PendingOf::Sparse(map) => map.get(&l).copied(),
+        }
+    }
+
+    /// Records the pending id `p` of local state `l`.
+    pub(super) fn insert(&mut self, l: u32, p: u32) {
+        if let PendingOf::Dense { ids, filled } = self {
+            let needed = l as usize + 1;
+            if needed <= ids.len().max(Self::SLACK * (*filled + 1) + 1024) {
+                if ids.len() < needed {
+                    ids.resize(needed, Self::UNASKED);
+                }
+                *filled += 1;
+                ids[l as usize] = p;
+                return;
+            }
+            let map = ids
+                .iter()
+                .enumerate()
+                .filter(|(_, &q)| q != Self::UNASKED)
+                .map(|(i, &q)| (i as u32, q))
+                .collect();
+            *self = PendingOf::Sparse(map);
+        }
+        if let PendingOf::Sparse(map) = self {
+            map.insert(l, p);
+        }
+    }
+}
 
 /// A firing: the action and the before-states of its touch set.
 pub(super) type FireKey = (ActionId, SmallVec<[Local; 4]>);
@@ -124,9 +187,9 @@ pub(super) type FireKey = (ActionId, SmallVec<[Local; 4]>);
 /// Everything a [`super::ProgramSystem`] interns as it is explored.
 pub(super) struct Tables {
     pub(super) states: Vec<DefStates>,
-    /// Per instance, indexed by local state: the pending id, [`NOT_COMPUTED`] or
-    /// [`NO_PENDING`] (idle, done or fault).
-    pub(super) pend_of: Vec<Vec<u32>>,
+    /// Per instance, by local state: the pending id or [`NO_PENDING`] (idle, done or
+    /// fault); absent when not asked yet.
+    pub(super) pend_of: Vec<PendingOf>,
     pub(super) pends: Vec<Pending>,
     pub(super) pend_index: FxHashMap<(u32, u32, TouchSet), u32>,
     pub(super) actions: Vec<ActionInfo>,
@@ -145,7 +208,7 @@ impl Tables {
     pub(super) fn new(defs: usize, instances: usize) -> Self {
         Tables {
             states: (0..defs).map(|_| DefStates::new()).collect(),
-            pend_of: vec![Vec::new(); instances],
+            pend_of: (0..instances).map(|_| PendingOf::default()).collect(),
             pends: Vec::new(),
             pend_index: FxHashMap::default(),
             actions: Vec::new(),
@@ -200,5 +263,25 @@ impl Tables {
     pub(super) fn intern_start(&mut self, ev: &Eval<'_>, def: u32) -> Result<Local, ModelError> {
         let locals = vec![0i64; ev.def.slots.len()].into_boxed_slice();
         self.intern_settled(def, interp::settle(ev, 0, locals))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PendingOf;
+
+    #[test]
+    fn pending_ids_survive_the_switch_from_a_vector_to_a_map() {
+        let mut p = PendingOf::default();
+        p.insert(3, 30);
+        p.insert(0, 0);
+        assert!(matches!(p, PendingOf::Dense { .. }));
+        // A far id would make the vector sparse: the entries move to a map.
+        p.insert(1_000_000, 7);
+        assert!(matches!(p, PendingOf::Sparse(_)));
+        assert_eq!(
+            (p.get(3), p.get(0), p.get(1_000_000), p.get(4)),
+            (Some(30), Some(0), Some(7), None)
+        );
     }
 }
