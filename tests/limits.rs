@@ -409,3 +409,46 @@ fn reader_messages_say_where_and_what() {
         stderr(&o)
     );
 }
+
+#[test]
+fn the_readme_names_the_prerequisites_first_and_states_the_counts_qpor_gives() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let before_commands = &readme[..readme.find("```sh").unwrap()];
+    for needed in ["Rust ≥ 1.85", "graphviz", "libz3-dev"] {
+        assert!(
+            before_commands.contains(needed),
+            "the README names {needed} after its commands"
+        );
+    }
+    // The dispatcher sentence of "Measured": the counts QPOR gives by default.
+    let o = qpor_exits(
+        &[
+            "check",
+            "--engine",
+            "qpor",
+            "-D",
+            "S=5",
+            "-D",
+            "R=2",
+            "models/proc/dispatcher.proc",
+        ],
+        0,
+    );
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.contains("qpor engine:"))
+        .unwrap()
+        .to_string();
+    let maximal: String = line
+        .split("qpor engine: ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .into();
+    assert!(
+        readme.contains(&format!("({maximal} maximal\n  configurations")),
+        "the README's dispatcher count is not {maximal}"
+    );
+}
