@@ -58,7 +58,7 @@ impl MemoryArg {
 }
 
 /// Three quarters of the memory this process may use: the machine's, or its control
-/// group's limit when that is smaller. 4 GiB when neither can be read.
+/// group's limit when that is smaller; of 16 GiB when neither can be read.
 pub fn default_cap_mb() -> u64 {
     let total = machine_bytes().unwrap_or(16 << 30);
     let limit = cgroup_limit_bytes().map_or(total, |l| l.min(total));
