@@ -22,27 +22,8 @@ import os
 import re
 import sys
 
-
-def pnml(name, places, transitions):
-    """places: [(id, tokens)]; transitions: [(id, [inputs], [outputs])]."""
-    out = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        '<pnml xmlns="http://www.pnml.org/version-2009/grammar/pnml">',
-        f'<net id="{name}" type="http://www.pnml.org/version-2009/grammar/ptnet"><page id="page">',
-    ]
-    for p, m in places:
-        out.append(f'<place id="{p}"><initialMarking><text>{m}</text></initialMarking></place>')
-    arcs = 0
-    for t, pre, post in transitions:
-        out.append(f'<transition id="{t}"/>')
-        for p in pre:
-            out.append(f'<arc id="a{arcs}" source="{p}" target="{t}"/>')
-            arcs += 1
-        for p in post:
-            out.append(f'<arc id="a{arcs}" source="{t}" target="{p}"/>')
-            arcs += 1
-    out.append("</page></net></pnml>")
-    return "\n".join(out) + "\n"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pnml_writer import pnml  # noqa: E402
 
 
 def tokens(n):
@@ -58,24 +39,17 @@ def cycles(n):
 
 def cycles_ll_net(n):
     """The PEP low-level format: places numbered from 1, transitions from 1, then the
-    arcs transition→place (TP) and place→transition (PT)."""
-    out = ["PEP", "PTNet", "FORMAT_N", "PL"]
-    for i in range(n):
-        out.append(f'"p{i}"M1')
-        out.append(f'"q{i}"')
-    out.append("TR")
-    for i in range(n):
-        out.append(f'"t{i}"')
-        out.append(f'"u{i}"')
-    out.append("TP")
-    for i in range(n):
-        out.append(f"{2 * i + 1}<{2 * i + 2}")
-        out.append(f"{2 * i + 2}<{2 * i + 1}")
-    out.append("PT")
-    for i in range(n):
-        out.append(f"{2 * i + 1}>{2 * i + 1}")
-        out.append(f"{2 * i + 2}>{2 * i + 2}")
-    return "\n".join(out) + "\n"
+    arcs transition→place (TP, `t<p`) and place→transition (PT, `p>t`). Cycle i is places
+    p_i = 2i+1, q_i = 2i+2 and transitions t_i = 2i+1 (p_i to q_i), u_i = 2i+2 (back)."""
+    lines = ["PEP", "PTNet", "FORMAT_N", "PL"]
+    lines += [f'"{x}{i}"' + ("M1" if x == "p" else "") for i in range(n) for x in "pq"]
+    lines.append("TR")
+    lines += [f'"{x}{i}"' for i in range(n) for x in "tu"]
+    lines.append("TP")
+    lines += [f"{2 * i + 1 + k}<{2 * i + 2 - k}" for i in range(n) for k in (0, 1)]
+    lines.append("PT")
+    lines += [f"{2 * i + 1 + k}>{2 * i + 1 + k}" for i in range(n) for k in (0, 1)]
+    return "\n".join(lines) + "\n"
 
 
 def dimacs(n):

@@ -4,7 +4,32 @@ use clap::{Args, ValueEnum};
 use qpor::engines::qpor::AltMode;
 use qpor::unfolding::Backend;
 use qpor::unfolding::CutoffMode;
+use qpor::Budget;
 use std::time::Duration;
+
+use super::memory::MemoryArg;
+
+/// `--time-limit` and `--max-memory`, for the commands whose work stops where it is and
+/// reports what it has (`info`, `reduce-net`).
+#[derive(Args, Clone, Copy, Debug)]
+pub struct PartialWorkLimits {
+    /// Stop after this many seconds; what was not done by then is reported as not known
+    /// or partial.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    #[command(flatten)]
+    pub memory: MemoryArg,
+}
+
+impl PartialWorkLimits {
+    /// The time limit, and the budget it starts now, cancelled when the process passes
+    /// the memory cap.
+    pub fn start(self) -> Result<(Option<Duration>, Budget), String> {
+        let limit = time_limit(self.time_limit)?;
+        let cap = self.memory.enforce()?;
+        Ok((limit, Budget::new(limit).with_cancel(cap.token)))
+    }
+}
 
 /// `--unfolding`: which unfolding backend.
 #[derive(Clone, Copy, ValueEnum)]

@@ -1,10 +1,10 @@
 //! `qpor reduce-net`: the net shrunk by the deadlock-preserving structural reductions.
 
-use super::memory::MemoryArg;
+use super::args::PartialWorkLimits;
 use super::{load_model, write_output, ModelArgs, NetFormatArg};
 use clap::Args;
 use qpor::net::{Net, ReducedNet};
-use qpor::{render, Budget, Model};
+use qpor::{render, Model};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -22,20 +22,17 @@ pub struct ReduceNetArgs {
     /// transition built by agglomeration) as one JSON object on standard output.
     #[arg(long)]
     json: bool,
-    /// Stop reducing after this many seconds (the net reduced so far is written).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
     /// No summary line on stderr.
     #[arg(long, short)]
     quiet: bool,
+    // At the time limit the net reduced so far is written.
     #[command(flatten)]
-    memory: MemoryArg,
+    limits: PartialWorkLimits,
 }
 
 /// Runs `qpor reduce-net`.
 pub fn run(a: ReduceNetArgs) -> Result<u8, String> {
-    let time_limit = super::args::time_limit(a.time_limit)?;
-    let cap = a.memory.enforce()?;
+    let (_, budget) = a.limits.start()?;
     let (loaded, _) = load_model(&a.model)?;
     let shown = a.model.shown();
     let Model::Net(net) = &loaded.model else {
@@ -43,7 +40,7 @@ pub fn run(a: ReduceNetArgs) -> Result<u8, String> {
             "{shown}: reduce-net works on nets; `qpor convert --to pnml` makes a net of a program"
         ));
     };
-    let reduced = qpor::net::reduce(net, &Budget::new(time_limit).with_cancel(cap.token));
+    let reduced = qpor::net::reduce(net, &budget);
     if !a.json || a.output.is_some() {
         let mut buf = Vec::new();
         let written = match a.to {

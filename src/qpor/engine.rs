@@ -143,8 +143,7 @@ pub fn check_system<S: System + ?Sized>(
             max_events: opts.effective_max_events(),
         },
     );
-    unf.set_deadline(budget.deadline());
-    unf.set_cancel(budget.cancel_token().clone());
+    unf.watch(budget.deadline(), budget.cancel_token().clone());
     let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
     Ok(report(out, opts, "program", start))
 }

@@ -263,13 +263,10 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
     }
 
     /// Sets the instant after which en(C) and cex(C) give up with
-    /// [`super::UnfoldError::TimeLimit`] (`None`: never).
-    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+    /// [`super::UnfoldError::TimeLimit`] (`None`: never), and a cancel flag that makes them
+    /// give up too.
+    pub fn watch(&mut self, deadline: Option<Instant>, cancel: CancelToken) {
         self.deadline = deadline;
-    }
-
-    /// Sets a cancel flag watched wherever the deadline is.
-    pub fn set_cancel(&mut self, cancel: CancelToken) {
         self.cancel = Some(cancel);
     }
 
