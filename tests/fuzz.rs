@@ -163,8 +163,15 @@ fn main() {
         let t0 = Instant::now();
         let ran = Fuzzer::new(target, seed, &watch).run(inputs);
         total += ran;
+        let valid = match target {
+            "cli" => format!(
+                " ({} past the argument checks)",
+                VALID_COMMAND_LINES.load(Ordering::Relaxed)
+            ),
+            _ => String::new(),
+        };
         println!(
-            "fuzz {target}: {ran} inputs in {:.1} s",
+            "fuzz {target}: {ran} inputs{valid} in {:.1} s",
             t0.elapsed().as_secs_f64()
         );
     }
@@ -420,45 +427,122 @@ fn read_model(target: &str, input: &[u8]) -> Result<(), String> {
     }
 }
 
-/// Subcommands, options and values the command-line target picks from.
-const SUBCOMMANDS: [&str; 9] = [
-    "check",
-    "unfold",
-    "dot",
-    "info",
-    "convert",
-    "reduce",
-    "reduce-net",
-    "decide",
-    "mcc",
+/// The subcommands the command-line target runs: the models each reads, whether it takes
+/// `--time-limit`, and the options it takes (the target picks others now and then).
+type Subcommand = (
+    &'static str,
+    &'static [&'static str],
+    bool,
+    &'static [&'static str],
+);
+const SUBCOMMANDS: [Subcommand; 8] = [
+    (
+        "check",
+        &NET_MODELS,
+        true,
+        &[
+            "--engine",
+            "--max-states",
+            "--max-events",
+            "--jobs",
+            "-k",
+            "--optimal",
+            "--sdpor",
+            "--cutoff",
+            "--unfolding",
+            "--all",
+            "--json",
+            "-D",
+            "--components",
+            "--order",
+            "--witness",
+            "--seed",
+            "--reduce",
+            "--time-limit",
+        ],
+    ),
+    (
+        "unfold",
+        &NET_MODELS,
+        true,
+        &[
+            "--max-events",
+            "--cutoff",
+            "--unfolding",
+            "--json",
+            "-D",
+            "--components",
+        ],
+    ),
+    (
+        "dot",
+        &NET_MODELS,
+        true,
+        &[
+            "--view",
+            "--max-events",
+            "--max-states",
+            "-k",
+            "--optimal",
+            "--cutoff",
+            "--unfolding",
+            "--all",
+            "-D",
+        ],
+    ),
+    (
+        "info",
+        &NET_MODELS,
+        true,
+        &["--json", "-D", "--components", "--time-limit"],
+    ),
+    ("convert", &NET_MODELS, false, &["-D"]),
+    ("reduce-net", &NET_MODELS, true, &["--json", "--time-limit"]),
+    (
+        "reduce",
+        &["models/cnf/three-vars.cnf", "models/cnf/pigeonhole-3-2.cnf"],
+        false,
+        &[],
+    ),
+    ("decide", &["tests/fuzz-corpus/pes/three-vars.pes"], false, &[]),
 ];
-const OPTIONS: [&str; 22] = [
-    "--engine",
-    "--time-limit",
-    "--max-states",
-    "--max-events",
-    "--max-memory",
-    "--jobs",
-    "-k",
-    "--optimal",
-    "--cutoff",
-    "--unfolding",
-    "--all",
-    "--json",
-    "--view",
-    "--to",
-    "--format",
-    "-D",
-    "--components",
-    "--order",
-    "--witness",
-    "--seed",
-    "--reduce",
-    "--examination",
+const NET_MODELS: [&str; 4] = [
+    "models/nets/philosophers-5.pnml",
+    "models/nets/producer-consumer-4.ll_net",
+    "models/proc/philosophers.proc",
+    "models/proc/spat.proc",
 ];
-const VALUES: [&str; 24] = [
+
+/// Options with the values they take (none for a flag).
+const OPTIONS: [(&str, &[&str]); 20] = [
+    (
+        "--engine",
+        &["auto", "qpor", "explicit", "walk", "stubborn", "lp", "prefix-sat"],
+    ),
+    ("--max-states", &["1", "10", "1000"]),
+    ("--max-events", &["1", "10", "1000"]),
+    ("--jobs", &["1", "2", "3"]),
+    ("-k", &["1", "2", "5"]),
+    ("--optimal", &[]),
+    ("--sdpor", &[]),
+    ("--cutoff", &["erv", "mcmillan", "none"]),
+    ("--unfolding", &["auto", "program", "general"]),
+    ("--all", &[]),
+    ("--json", &[]),
+    ("--view", &["net", "prefix", "pes", "tree"]),
+    ("--to", &["pnml", "llnet", "pes", "program", "net"]),
+    ("-D", &["N=2", "N=3", "S=2", "R=2"]),
+    ("--components", &["auto", "places", "units"]),
+    ("--order", &["depth", "breadth"]),
+    ("--witness", &["process", "states"]),
+    ("--seed", &["0", "7"]),
+    ("--reduce", &["on", "off"]),
+    ("--time-limit", &["0.5", "1"]),
+];
+
+/// Values that no option takes, or that test its bounds.
+const WILD: [&str; 12] = [
     "0",
-    "1",
     "-1",
     "1e20",
     "1e400",
@@ -466,49 +550,56 @@ const VALUES: [&str; 24] = [
     "inf",
     "",
     "18446744073709551616",
-    "auto",
-    "qpor",
-    "explicit",
-    "prefix-sat",
-    "general",
-    "program",
-    "none",
-    "pes",
-    "net",
-    "pnml",
-    "llnet",
-    "N=3",
-    "N=-1",
     "x",
-    "tree",
-];
-const MODELS: [&str; 6] = [
-    "models/nets/philosophers-5.pnml",
-    "models/nets/producer-consumer-4.ll_net",
-    "models/proc/philosophers.proc",
-    "models/cnf/three-vars.cnf",
-    "tests/fuzz-corpus/pes/three-vars.pes",
-    "/nonexistent",
+    "N=-1",
+    "N=99999999",
+    "é",
 ];
 
-/// A command line from the bytes, run with a short time limit appended: a panic (101),
-/// an abort or a signal is a failure, as is a run past its limit by seconds.
+/// A command line from the bytes: a subcommand on a model it reads and up to four
+/// options, mostly with values they take and now and then a wild one, run with a short
+/// time limit: a panic (101), an abort or a signal is a failure, as is a run past its
+/// limit by seconds.
 fn command_line(input: &[u8]) -> Result<(), String> {
-    let pick = |i: usize, n: usize| input.get(i).map_or(0, |&b| b as usize % n);
-    let mut args: Vec<String> = vec![SUBCOMMANDS[pick(0, SUBCOMMANDS.len())].to_string()];
-    args.push(MODELS[pick(1, MODELS.len())].to_string());
-    for pair in input.get(2..).unwrap_or(&[]).chunks(2).take(6) {
-        args.push(OPTIONS[pair[0] as usize % OPTIONS.len()].to_string());
-        if let Some(&v) = pair.get(1) {
-            args.push(VALUES[v as usize % VALUES.len()].to_string());
+    let mut b = Bytes { input, at: 0 };
+    let (sub, models, timed, takes) = SUBCOMMANDS[b.below(SUBCOMMANDS.len())];
+    let mut args: Vec<String> = vec![sub.to_string(), models[b.below(models.len())].to_string()];
+    // The output format these need, among those they write.
+    let formats: &[&str] = match sub {
+        "convert" | "reduce-net" => &["pnml", "llnet"],
+        "reduce" => &["pes", "program", "net"],
+        _ => &[],
+    };
+    if !formats.is_empty() {
+        args.extend(["--to".to_string(), formats[b.below(formats.len())].to_string()]);
+    }
+    for _ in 0..b.below(5) {
+        let (name, values) = if takes.is_empty() || b.below(8) == 0 {
+            OPTIONS[b.below(OPTIONS.len())]
+        } else {
+            let name = takes[b.below(takes.len())];
+            *OPTIONS
+                .iter()
+                .find(|o| o.0 == name)
+                .expect("every option a subcommand takes is listed")
+        };
+        if args.iter().any(|a| a == name) {
+            continue;
+        }
+        args.push(name.to_string());
+        if b.below(8) == 0 {
+            args.push(WILD[b.below(WILD.len())].to_string());
+        } else if !values.is_empty() {
+            args.push(values[b.below(values.len())].to_string());
         }
     }
-    args.extend([
-        "--time-limit".to_string(),
-        "2".to_string(),
-        "--max-memory".to_string(),
-        "2000".to_string(),
-    ]);
+    if timed && !args.iter().any(|a| a == "--time-limit") {
+        args.extend(["--time-limit".to_string(), "2".to_string()]);
+    }
+    args.extend(["--max-memory".to_string(), "2000".to_string()]);
+    if sub == "decide" {
+        args.insert(1, "alt".to_string());
+    }
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_qpor"))
         .args(&args)
@@ -527,8 +618,15 @@ fn command_line(input: &[u8]) -> Result<(), String> {
     if took > Duration::from_secs(10) {
         return Err(format!("qpor {} took {took:?}", args.join(" ")));
     }
+    // How many command lines got past the argument checks, for the summary line.
+    if code != Some(2) {
+        VALID_COMMAND_LINES.fetch_add(1, Ordering::Relaxed);
+    }
     Ok(())
 }
+
+/// Command lines of the `cli` target that ran (exit other than 2).
+static VALID_COMMAND_LINES: AtomicU64 = AtomicU64::new(0);
 
 /// A small net from the bytes (up to 6 places and 6 transitions, weights up to 2, up to 2
 /// tokens a place; one in three nets has unit weights and at most one token a place, for
