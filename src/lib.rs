@@ -133,7 +133,8 @@ pub mod engines {
     pub mod stubborn {
         pub use crate::stubborn::{search_net, search_program, SearchOrder, StubbornOptions};
     }
-    /// The state equation with trap constraints (Z3): proves deadlock freedom of nets.
+    /// The state equation with trap constraints (Z3): proves deadlock freedom of nets, or
+    /// fires a dead solution as a deadlock.
     pub mod lp {
         pub use crate::structural::LpOptions;
     }

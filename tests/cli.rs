@@ -403,7 +403,7 @@ fn the_memory_limit_ends_the_run_inconclusive() {
 }
 
 #[test]
-fn the_state_equation_proves_or_says_nothing() {
+fn the_state_equation_proves_fires_or_says_nothing() {
     let o = qpor_line_exits("check --engine lp --json models/mcc2023/Kanban-PT-00005.pnml", 0);
     let v = json(&o);
     assert_eq!(
@@ -412,12 +412,17 @@ fn the_state_equation_proves_or_says_nothing() {
     );
     assert!(v["reduction"]["places_after"].as_u64() < v["reduction"]["places_before"].as_u64());
     assert_eq!(v["stats"]["solver_calls"], 1, "{v}");
-    // A net that deadlocks: a dead solution, no verdict.
-    let o = qpor_line_exits("check --engine lp models/nets/philosophers-5.pnml", 3);
-    assert!(
-        stdout(&o).contains("state equation has a dead solution"),
-        "{}",
-        stdout(&o)
+    // A net that deadlocks: the dead solution is fired, and the firing sequence replayed.
+    let o = qpor_line_exits("check --engine lp --json models/nets/philosophers-5.pnml", 1);
+    let v = json(&o);
+    assert_eq!(
+        (v["engine"].as_str(), v["verdict"].as_str()),
+        (Some("lp"), Some("deadlock"))
+    );
+    assert_eq!(
+        v["findings"][0]["witness"].as_array().map(Vec::len),
+        Some(5),
+        "{v}"
     );
     // Programs are not its business.
     let o = qpor_line_exits("check --engine lp models/proc/philosophers.proc", 2);

@@ -246,10 +246,11 @@ fn lp_verdict(net: &Net) -> Verdict {
 }
 
 /// On random nets the state equation never claims deadlock freedom the oracle denies,
-/// reduced or not, and never reports a deadlock; and it proves some.
+/// reduced or not, and reports a deadlock (a fired dead solution, replayed by `check`) only
+/// where the oracle finds one; it proves some and fires some.
 #[test]
-fn the_state_equation_proves_only_true_deadlock_freedom() {
-    let (mut proved, mut compared) = (0, 0);
+fn the_state_equation_answers_only_what_the_oracle_says() {
+    let (mut proved, mut fired, mut compared) = (0, 0, 0);
     for net in sample_nets(800, 7, 10) {
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         let oracle = explore_within(&sys, false, Some(5_000));
@@ -258,7 +259,10 @@ fn the_state_equation_proves_only_true_deadlock_freedom() {
         }
         compared += 1;
         let plain = lp_verdict(&net);
-        assert_ne!(plain, Verdict::Deadlock, "{net:?}");
+        if plain == Verdict::Deadlock {
+            assert_eq!(oracle.verdict, Verdict::Deadlock, "a wrong deadlock on {net:?}");
+            fired += 1;
+        }
         if plain == Verdict::NoDeadlock {
             assert_eq!(oracle.verdict, Verdict::NoDeadlock, "a wrong proof on {net:?}");
             proved += 1;
@@ -272,21 +276,21 @@ fn the_state_equation_proves_only_true_deadlock_freedom() {
             &mut Silent,
         )
         .unwrap();
-        if reduced.verdict == Verdict::NoDeadlock {
+        if reduced.verdict != Verdict::Inconclusive {
             assert_eq!(
-                oracle.verdict,
-                Verdict::NoDeadlock,
-                "a wrong proof, reduced, on {net:?}"
+                oracle.verdict, reduced.verdict,
+                "a wrong answer, reduced, on {net:?}"
             );
         }
     }
     assert!(compared > 500, "only {compared} nets compared");
     assert!(proved >= 5, "only {proved} proofs");
+    assert!(fired >= 5, "only {fired} dead solutions fired");
 }
 
 /// The shipped MCC nets with their published answers: the state equation (after the
 /// reductions) proves deadlock freedom only where the contest's answer says there is no
-/// deadlock, and it proves most of those.
+/// deadlock, and it proves most of those; a deadlock it shows is one the contest found.
 #[test]
 fn the_state_equation_agrees_with_the_contest_on_the_shipped_nets() {
     let verdicts = std::fs::read_to_string("models/mcc2023/verdicts.tsv").unwrap();
@@ -301,7 +305,9 @@ fn the_state_equation_agrees_with_the_contest_on_the_shipped_nets() {
             ..CheckOptions::default()
         };
         let r = check(&model, &opts, &mut Silent).unwrap();
-        assert_ne!(r.verdict, Verdict::Deadlock, "{name}");
+        if r.verdict == Verdict::Deadlock {
+            assert!(deadlock, "{name}: a deadlock shown, but the contest found none");
+        }
         if r.verdict == Verdict::NoDeadlock {
             assert!(
                 !deadlock,

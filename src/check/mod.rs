@@ -39,7 +39,7 @@ pub enum EngineChoice {
     /// A search over global states that fires only a stubborn set's transitions.
     Stubborn,
     /// The state equation with trap constraints: proves deadlock freedom of nets, or
-    /// says nothing.
+    /// fires a dead solution as a deadlock, or says nothing.
     Lp,
     /// The complete finite prefix and a SAT solver: one query for a dead configuration.
     PrefixSat,
@@ -168,7 +168,10 @@ impl CheckOptions {
 
     /// The options of the state-equation engine.
     pub fn lp(&self) -> LpOptions {
-        LpOptions { system: self.system }
+        LpOptions {
+            system: self.system,
+            all: self.all,
+        }
     }
 
     /// The options of the prefix + SAT check.

@@ -188,6 +188,9 @@ pub enum StopReason {
     DeadSolution,
     /// The solver gave up for a reason of its own.
     SolverUnknown,
+    /// Under `--all`, an engine that shows one dead state and cannot list the others (the
+    /// `lp` engine's fired solution).
+    OneDeadStateOnly,
 }
 
 impl fmt::Display for StopReason {
@@ -205,6 +208,9 @@ impl fmt::Display for StopReason {
                 )
             }
             StopReason::SolverUnknown => write!(f, "no proof: the solver gave up"),
+            StopReason::OneDeadStateOnly => {
+                write!(f, "one dead state shown; this engine cannot list them all")
+            }
         }
     }
 }

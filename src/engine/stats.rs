@@ -142,6 +142,8 @@ pub struct LpCounters {
     pub solver_calls: u64,
     /// Trap constraints added to rule out candidates.
     pub trap_constraints: u64,
+    /// Dead solutions no firing order was found for, set aside to ask for another.
+    pub candidates_set_aside: u64,
 }
 
 /// Counters of the prefix + SAT check.

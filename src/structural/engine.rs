@@ -1,12 +1,14 @@
 //! The `lp` engine: the state-equation proof of `state_equation` behind the [`Engine`]
-//! trait. It proves deadlock freedom or says nothing; it never reports a deadlock.
+//! trait. It proves deadlock freedom, or shows a deadlock when the solver's dead solution
+//! can be fired, or says nothing.
 
 use super::state_equation::{self, Answer};
 use crate::engine::{
-    Budget, Counters, Engine, LpCounters, Observer, Report, RunResult, Settings, Stats, StopReason,
+    Budget, Counters, Engine, Finding, FindingKind, LpCounters, Observer, Report, RunResult, Settings, Stats,
+    StepNames, StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
-use crate::system::ModelError;
+use crate::system::{classify_dead, ActionId, DeadKind, ModelError, Step};
 use std::time::Instant;
 
 /// Options of the state-equation engine.
@@ -14,6 +16,8 @@ use std::time::Instant;
 pub struct LpOptions {
     /// How the model becomes a system (the OneSafe view is refused).
     pub system: SystemOptions,
+    /// Asked for every dead state: the one this engine can show does not settle that.
+    pub all: bool,
 }
 
 /// The options are the state-equation engine.
@@ -41,8 +45,13 @@ impl Engine for LpOptions {
             }
         };
         let outcome = state_equation::check(net, budget);
-        let stopped = match outcome.answer {
+        let mut findings = Vec::new();
+        let stopped = match &outcome.answer {
             Answer::NoDeadlock | Answer::AlwaysEnabled(_) => None,
+            Answer::Deadlock(sequence) => {
+                findings.push(deadlock_finding(model, &self.system, sequence)?);
+                self.all.then_some(StopReason::OneDeadStateOnly)
+            }
             Answer::Candidate(_) => Some(StopReason::DeadSolution),
             Answer::Unknown(_) => Some(StopReason::SolverUnknown),
             Answer::Stopped => Some(budget.exhausted().unwrap_or(StopReason::Cancelled)),
@@ -52,14 +61,63 @@ impl Engine for LpOptions {
             transitions: net.transitions.len() as u64,
             solver_calls: outcome.solver_calls,
             trap_constraints: outcome.trap_constraints,
+            candidates_set_aside: outcome.set_aside,
         });
         let stats = Stats::new(counters, start.elapsed().as_secs_f64());
         Ok(Report::new(
             self.name(),
-            Vec::new(),
+            findings,
             stopped,
             stats,
             Settings::default(),
         ))
     }
+}
+
+/// The deadlock reached by firing `sequence` (transition indices) on the system the check
+/// reports in, with its witness.
+fn deadlock_finding(model: &Model, opts: &SystemOptions, sequence: &[usize]) -> Result<Finding, ModelError> {
+    let sys = model.system(opts)?;
+    let mut state = sys.initial_state();
+    let mut next = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let actions: Vec<ActionId> = sequence.iter().map(|&t| ActionId(t as u32)).collect();
+    for &a in &actions {
+        steps.clear();
+        sys.enabled_steps(&state, &mut steps);
+        let fired = match steps.iter().find(|s| s.action == a) {
+            Some(step) => sys.successor(&state, step, &mut next)?,
+            None => false,
+        };
+        if !fired {
+            return Err(ModelError::new(format!(
+                "[qpor internal bug] the state equation's firing sequence does not fire {}",
+                sys.action_name(a)
+            )));
+        }
+        std::mem::swap(&mut state, &mut next);
+    }
+    if !steps_enabled(&*sys, &state, &mut steps) && classify_dead(&*sys, &state) == DeadKind::Deadlock {
+        let witness = StepNames::default().witness(&*sys, actions);
+        return Ok(Finding::new(
+            FindingKind::Deadlock,
+            sys.describe_state(&state),
+            None,
+            witness,
+        ));
+    }
+    Err(ModelError::new(
+        "[qpor internal bug] the state equation's dead solution is not a deadlock",
+    ))
+}
+
+/// Whether some step is enabled in `state`.
+fn steps_enabled(
+    sys: &dyn crate::system::System,
+    state: &[crate::system::Local],
+    steps: &mut Vec<Step>,
+) -> bool {
+    steps.clear();
+    sys.enabled_steps(state, steps);
+    !steps.is_empty()
 }

@@ -15,7 +15,9 @@
 //! of `Q` it does not consume from, stays marked once marked. The largest trap among the places the candidate
 //! leaves empty, if it is initially marked, gives the valid constraint `Σ_{p∈Q} m(p) ≥ 1`
 //! that rules the candidate out; the solver is asked again. When the largest such trap is
-//! unmarked, no trap rules the candidate out and the answer stays open.
+//! unmarked, no trap rules the candidate out: the solver's transition counts are then
+//! searched for a firing order ([`super::realise`]); one that fires makes the candidate a
+//! reachable dead marking, with its witness. Otherwise the answer stays open.
 //!
 //! For ordinary nets this subsumes the siphon–trap argument (Commoner's property, which
 //! decides liveness of free-choice nets): in a dead marking of an ordinary net the empty
@@ -29,6 +31,7 @@
 //! deadlock-free nets it was given in under 0.2 s each, microlp 33, and microlp needs
 //! bounds on every place to linearise the disjunctions soundly.
 
+use super::realise::{realise, Realisation};
 use crate::engine::Budget;
 use crate::system::net::Net;
 use hashbrown::HashMap;
@@ -40,6 +43,14 @@ use z3::{Config, Context, Params, SatResult, Solver};
 /// Most trap constraints added before the candidate is left standing.
 const MAX_TRAP_CONSTRAINTS: usize = 200;
 
+/// Most remainders the search for a firing order of a candidate visits (each a vector of
+/// one count per transition).
+const MAX_REMAINDERS: usize = 1 << 16;
+
+/// Most candidates set aside, when no firing order is found for them, to look for
+/// another dead solution.
+const MAX_SET_ASIDE: usize = 20;
+
 /// How often the watcher looks at the budget while Z3 works.
 const WATCH_INTERVAL: Duration = Duration::from_millis(5);
 
@@ -50,8 +61,12 @@ pub(crate) enum Answer {
     NoDeadlock,
     /// Transition `t` needs nothing, so it is enabled in every marking: no deadlock.
     AlwaysEnabled(usize),
-    /// A dead solution that no trap constraint rules out (it may be unreachable).
+    /// A dead solution that no trap constraint rules out and that could not be fired (it
+    /// may be unreachable).
     Candidate(Vec<u64>),
+    /// A dead solution fired from the initial marking: these transitions (by index), in
+    /// this order, reach a dead marking.
+    Deadlock(Vec<usize>),
     /// The budget ran out (or another engine answered) before Z3 did.
     Stopped,
     /// Z3 gave up for a reason of its own.
@@ -66,6 +81,8 @@ pub(crate) struct Outcome {
     pub trap_constraints: u64,
     /// Calls of the solver.
     pub solver_calls: u64,
+    /// Dead solutions set aside after no firing order was found for them.
+    pub set_aside: u64,
 }
 
 /// Asks whether the state equation of `net` has a dead solution, within `budget`.
@@ -77,6 +94,7 @@ pub(crate) fn check(net: &Net, budget: &Budget) -> Outcome {
                 answer: Answer::AlwaysEnabled(t),
                 trap_constraints: 0,
                 solver_calls: 0,
+                set_aside: 0,
             }
         }
     };
@@ -187,7 +205,10 @@ fn solve(net: &Net, columns: &[Vec<(usize, i64)>], needs: &[Vec<(usize, u32)>], 
         answer: Answer::Stopped,
         trap_constraints: 0,
         solver_calls: 0,
+        set_aside: 0,
     };
+    // The first dead solution no trap rules out and no firing order was found for.
+    let mut unfired: Option<Vec<u64>> = None;
     loop {
         if budget.exhausted().is_some() {
             return outcome;
@@ -203,7 +224,10 @@ fn solve(net: &Net, columns: &[Vec<(usize, i64)>], needs: &[Vec<(usize, u32)>], 
         outcome.solver_calls += 1;
         match solver.check() {
             SatResult::Unsat => {
-                outcome.answer = Answer::NoDeadlock;
+                outcome.answer = match unfired {
+                    None => Answer::NoDeadlock,
+                    Some(first) => Answer::Candidate(first),
+                };
                 return outcome;
             }
             SatResult::Unknown => {
@@ -215,11 +239,16 @@ fn solve(net: &Net, columns: &[Vec<(usize, i64)>], needs: &[Vec<(usize, u32)>], 
             }
             SatResult::Sat => {}
         }
-        let Some(candidate) = solver.get_model().and_then(|model| {
-            marking
+        let Some((candidate, counts)) = solver.get_model().and_then(|model| {
+            let read = |v: &Int| model.eval(v, true)?.as_u64();
+            let candidate = marking.iter().map(read).collect::<Option<Vec<u64>>>()?;
+            // A transition that changes nothing has no constraint: it need not fire.
+            let counts = fired
                 .iter()
-                .map(|m| model.eval(m, true)?.as_u64())
-                .collect::<Option<Vec<u64>>>()
+                .zip(columns)
+                .map(|(x, column)| if column.is_empty() { Some(0) } else { read(x) })
+                .collect::<Option<Vec<u64>>>()?;
+            Some((candidate, counts))
         }) else {
             outcome.answer = Answer::Unknown("Z3 gave no readable model".into());
             return outcome;
@@ -227,8 +256,29 @@ fn solve(net: &Net, columns: &[Vec<(usize, i64)>], needs: &[Vec<(usize, u32)>], 
         let trap = largest_trap_within(net, &candidate);
         let marked = trap.iter().any(|&p| net.places[p].initial > 0);
         if !marked || outcome.trap_constraints as usize >= MAX_TRAP_CONSTRAINTS {
-            outcome.answer = Answer::Candidate(candidate);
-            return outcome;
+            match realise(net, &counts, budget, MAX_REMAINDERS) {
+                Realisation::Found(sequence) => {
+                    outcome.answer = Answer::Deadlock(sequence);
+                    return outcome;
+                }
+                Realisation::Stopped(_) => return outcome,
+                Realisation::NotFound => {}
+            }
+            let first = unfired.get_or_insert(candidate.clone());
+            if outcome.set_aside as usize >= MAX_SET_ASIDE {
+                outcome.answer = Answer::Candidate(first.clone());
+                return outcome;
+            }
+            // Look for another dead solution. This one is not shown unreachable, so from
+            // now on an unsatisfiable system proves nothing.
+            outcome.set_aside += 1;
+            let differs: Vec<Bool> = marking
+                .iter()
+                .zip(&candidate)
+                .map(|(m, &v)| m.eq(Int::from_u64(v)).not())
+                .collect();
+            solver.assert(Bool::or(&differs));
+            continue;
         }
         let tokens: Vec<Int> = trap.iter().map(|&p| marking[p].clone()).collect();
         solver.assert(Int::add(&tokens).ge(Int::from_i64(1)));
@@ -280,9 +330,9 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_cycle_is_a_candidate_and_indeed_dead() {
+    fn an_empty_cycle_is_dead_at_once() {
         let outcome = check(&cycle(0), &Budget::unlimited());
-        assert_eq!(outcome.answer, Answer::Candidate(vec![0, 0]));
+        assert_eq!(outcome.answer, Answer::Deadlock(Vec::new()));
     }
 
     #[test]
