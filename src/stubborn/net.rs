@@ -81,6 +81,9 @@ struct Input {
 pub(crate) struct NetStubborn {
     /// Per transition: its inputs.
     inputs: Vec<Vec<Input>>,
+    /// Per transition: its inputs in the order rule (b) prefers a scapegoat (fewest
+    /// producers, then lowest place id): the scapegoat is the first one short of tokens.
+    scapegoat_order: Vec<Vec<Input>>,
     /// Per place: the transitions that need tokens there.
     needers: Lists,
     /// Per place: the transitions that leave fewer tokens there.
@@ -142,8 +145,17 @@ impl NetStubborn {
             inputs.push(ins);
         }
         let n = net.transitions.len();
+        let scapegoat_order = inputs
+            .iter()
+            .map(|ins: &Vec<Input>| {
+                let mut sorted = ins.clone();
+                sorted.sort_by_key(|i| (increasers[i.place as usize].len(), i.place));
+                sorted
+            })
+            .collect();
         NetStubborn {
             inputs,
+            scapegoat_order,
             needers: Lists::from_vecs(needers),
             decreasers: Lists::from_vecs(decreasers),
             increasers: Lists::from_vecs(increasers),
@@ -214,10 +226,9 @@ impl NetStubborn {
             return;
         }
         // Rule (b): the scapegoat with the fewest producers.
-        let scapegoat = self.inputs[ti]
+        let scapegoat = self.scapegoat_order[ti]
             .iter()
-            .filter(|i| marking[i.place as usize] < i.need)
-            .min_by_key(|i| (self.increasers.of(i.place as usize).len(), i.place));
+            .find(|i| marking[i.place as usize] < i.need);
         match scapegoat {
             Some(i) => succ.extend_from_slice(self.increasers.of(i.place as usize)),
             // Enabled by the marking yet not listed as enabled: the system knows better (a
