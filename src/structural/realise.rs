@@ -26,6 +26,11 @@ const RANDOM_RUNS: usize = 200;
 /// The seed of the random runs (a fixed one: runs are reproducible).
 const RANDOM_SEED: u64 = 0x5eed;
 
+/// Most transitions looked at by the random runs of one candidate, all runs together
+/// (each step looks at every transition): solutions with millions of firings on a wide
+/// net get fewer runs, so that the candidate does not take the engine's whole slice.
+const RANDOM_WORK: usize = 1 << 26;
+
 /// How a realisation search ended.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Realisation {
@@ -108,6 +113,7 @@ fn random_runs(net: &Net, counts: &[u64], budget: &Budget) -> Option<Realisation
     let initial: Vec<u64> = net.places.iter().map(|p| u64::from(p.initial)).collect();
     let mut pacer = Pacer::default();
     let mut candidates: Vec<usize> = Vec::new();
+    let mut work = 0usize;
     for _ in 0..RANDOM_RUNS {
         let mut marking = initial.clone();
         let mut left = counts.to_vec();
@@ -117,6 +123,10 @@ fn random_runs(net: &Net, counts: &[u64], budget: &Budget) -> Option<Realisation
                 if let Some(why) = budget.exhausted() {
                     return Some(Realisation::Stopped(why));
                 }
+            }
+            work += net.transitions.len();
+            if work > RANDOM_WORK {
+                return None;
             }
             candidates.clear();
             candidates
