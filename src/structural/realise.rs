@@ -9,10 +9,12 @@
 //! places) are out of reach of blind searches, while the solver's counts tell exactly
 //! which run to look for (LoLA and TAPAAL search for such realisations too).
 //!
-//! The search is a depth-first search over what is left to fire: the marking follows
-//! from it (`m0 + C·(x − left)`), so one visited set of remainders suffices and each
-//! remainder is expanded once. It is bounded by a number of remainders and the budget; not
-//! finding a realisation proves nothing.
+//! First come a few random runs, each firing at every step one of the enabled transitions
+//! with firings left: when the order hardly matters, one of them fires everything at once.
+//! Then a depth-first search over what is left to fire: the marking follows from it
+//! (`m0 + C·(x − left)`), so one visited set of remainders suffices and each remainder is
+//! expanded once. Both are bounded (work, remainders, the budget); not finding a
+//! realisation proves nothing.
 
 use crate::engine::{Budget, Pacer, StopReason};
 use crate::system::net::Net;
