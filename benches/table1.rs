@@ -72,7 +72,9 @@ const ROWS: &[Row] = &[
 ];
 
 fn run(row: &Row, mode: &str, timeout: u64) -> Run {
-    let mut args: Vec<String> = ["--cutoff", "none", "--all", "--time-limit"]
+    // QPOR itself: under `auto` another engine may answer first and count no maximal
+    // configuration.
+    let mut args: Vec<String> = ["--engine", "qpor", "--cutoff", "none", "--all", "--time-limit"]
         .map(String::from)
         .to_vec();
     args.push(timeout.to_string());

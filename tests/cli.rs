@@ -38,6 +38,31 @@ fn deadlocking_philosophers_exit_1_with_a_named_witness() {
 }
 
 #[test]
+fn a_reader_that_goes_away_ends_nothing_but_the_output() {
+    // `qpor check … | head`: the pipe is closed before the report (megabytes of
+    // witnesses) is written. No panic, and the exit status still gives the verdict.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qpor"))
+        .args([
+            "check",
+            "models/proc/poke.proc",
+            "-D",
+            "N=7",
+            "-D",
+            "K=3",
+            "--all",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
 fn ordered_philosophers_exit_0() {
     let o = qpor_exits(&["check", "models/nets/philosophers-ordered-5.pnml"], 0);
     assert!(stdout(&o).contains("no deadlock"));

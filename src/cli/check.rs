@@ -2,7 +2,7 @@
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
 use super::memory::MemoryArg;
-use super::{load_model, until_deadline, write_output, ModelArgs, ProgressLine};
+use super::{load_model, print_text, until_deadline, write_output, ModelArgs, ProgressLine};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use qpor::engines::stubborn::SearchOrder;
@@ -203,12 +203,12 @@ fn print_report(a: &CheckArgs, report: &Report) -> Result<u8, String> {
         write_output(Some(path), format!("{json:#}\n").as_bytes())?;
     }
     if a.json {
-        println!("{}", render::report_json(&shown, report));
+        print_text(&format!("{}\n", render::report_json(&shown, report)))?;
     } else {
         let text_opts = render::TextOptions {
             detailed_witness: a.witness.contains(&WitnessArg::Process),
         };
-        print!("{}", render::report_text(&shown, report, text_opts));
+        print_text(&render::report_text(&shown, report, text_opts))?;
     }
     Ok(report.verdict.exit_code() as u8)
 }

@@ -1,6 +1,7 @@
 //! `qpor decide`: answers a reduction instance with qpor's own algorithms.
 
 use super::memory::MemoryArg;
+use super::print_text;
 use clap::{Args, ValueEnum};
 use qpor::reduction::read_instance;
 use qpor::reduction::{decide_alt, decide_cex, CexOptions, DecideError, DecideOptions};
@@ -64,12 +65,11 @@ pub fn run(a: DecideArgs) -> Result<u8, String> {
         match e {
             DecideError::Unfold(limit @ (UnfoldError::EventLimit(_) | UnfoldError::TimeLimit)) => {
                 if a.json {
-                    println!(
-                        "{}",
-                        json!({"file": shown, "answer": "inconclusive", "reason": limit.to_string()})
-                    );
+                    let answer =
+                        json!({"file": shown, "answer": "inconclusive", "reason": limit.to_string()});
+                    print_text(&format!("{answer}\n"))?;
                 } else {
-                    println!("{shown}: inconclusive: {limit}");
+                    print_text(&format!("{shown}: inconclusive: {limit}\n"))?;
                 }
                 Ok(EXIT_INCONCLUSIVE)
             }
@@ -87,9 +87,9 @@ pub fn run(a: DecideArgs) -> Result<u8, String> {
                 Err(e) => return fail(e),
             };
             if a.json {
-                println!("{}", alt_json(&shown, &inst, &answer));
+                print_text(&format!("{}\n", alt_json(&shown, &inst, &answer)))?;
             } else {
-                print!("{}", alt_text(&shown, &inst, &answer));
+                print_text(&alt_text(&shown, &inst, &answer))?;
             }
             Ok(if answer.exists { EXIT_YES } else { EXIT_NO })
         }
@@ -103,9 +103,9 @@ pub fn run(a: DecideArgs) -> Result<u8, String> {
                 Err(e) => return fail(e),
             };
             if a.json {
-                println!("{}", cex_json(&shown, &answer));
+                print_text(&format!("{}\n", cex_json(&shown, &answer)))?;
             } else {
-                print!("{}", cex_text(&shown, &answer));
+                print_text(&cex_text(&shown, &answer))?;
             }
             Ok(if answer.exists { EXIT_YES } else { EXIT_NO })
         }

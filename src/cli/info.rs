@@ -1,7 +1,7 @@
 //! `qpor info`: sizes and structure of a model.
 
 use super::args::PartialWorkLimits;
-use super::{load_model, ModelArgs};
+use super::{load_model, print_text, ModelArgs};
 use clap::Args;
 use qpor::{render, Budget, Model};
 use std::time::{Duration, Instant};
@@ -41,9 +41,12 @@ pub fn run(a: InfoArgs) -> Result<u8, String> {
     };
     let shown = a.model.shown();
     if a.json {
-        println!("{}", render::info_json(&shown, &info, reduction.as_ref()));
+        print_text(&format!(
+            "{}\n",
+            render::info_json(&shown, &info, reduction.as_ref())
+        ))?;
     } else {
-        print!("{}", render::info_text(&shown, &info, reduction.as_ref()));
+        print_text(&render::info_text(&shown, &info, reduction.as_ref()))?;
     }
     Ok(0)
 }

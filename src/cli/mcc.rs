@@ -3,6 +3,7 @@
 use super::args;
 use super::check::EXIT_INTERNAL;
 use super::memory::MemoryArg;
+use super::print_text;
 use super::{until_deadline, ProgressLine};
 use clap::Args;
 use qpor::{answer_mcc, mcc_property_id, EngineError, Examination, MccAnswer, MccOptions};
@@ -84,7 +85,7 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
     });
     let Some(outcome) = outcome else {
         let id = fallback.unwrap_or_default();
-        println!("{}", MccAnswer::CannotCompute { id });
+        print_text(&format!("{}\n", MccAnswer::CannotCompute { id }))?;
         return Ok(3);
     };
     let outcome = match outcome {
@@ -98,7 +99,7 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
     for note in &outcome.notes {
         eprintln!("note: {note}");
     }
-    println!("{}", outcome.answer);
+    print_text(&format!("{}\n", outcome.answer))?;
     Ok(match outcome.answer {
         MccAnswer::CannotCompute { .. } => 3,
         MccAnswer::Formula { .. } | MccAnswer::DoNotCompete => 0,

@@ -173,12 +173,25 @@ impl Observer for ProgressLine {
     }
 }
 
-/// Writes `bytes` to `path`, or to standard output.
+/// Writes `bytes` to `path`, or to standard output. A reader that has gone away (`qpor
+/// check … | head`) is no error: nothing more can be shown, and the command's exit status
+/// still tells its answer.
 pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
     match path {
         Some(p) => std::fs::write(p, bytes).map_err(|e| format!("{}: cannot write: {e}", p.display())),
-        None => std::io::stdout()
-            .write_all(bytes)
-            .map_err(|e| format!("cannot write to standard output: {e}")),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(bytes).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write to standard output: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
     }
+}
+
+/// Prints `text` on standard output (see [`write_output`]).
+pub fn print_text(text: &str) -> Result<(), String> {
+    write_output(None, text.as_bytes())
 }

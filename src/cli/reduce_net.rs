@@ -1,7 +1,7 @@
 //! `qpor reduce-net`: the net shrunk by the deadlock-preserving structural reductions.
 
 use super::args::PartialWorkLimits;
-use super::{load_model, write_output, ModelArgs, NetFormatArg};
+use super::{load_model, print_text, write_output, ModelArgs, NetFormatArg};
 use clap::Args;
 use qpor::net::{Net, ReducedNet};
 use qpor::{render, Model};
@@ -51,7 +51,7 @@ pub fn run(a: ReduceNetArgs) -> Result<u8, String> {
         write_output(a.output.as_deref(), &buf)?;
     }
     if a.json {
-        println!("{}", summary_json(&shown, net, &reduced));
+        print_text(&format!("{}\n", summary_json(&shown, net, &reduced)))?;
     } else if !a.quiet {
         eprintln!("{shown}: {}", render::reduction_text(&reduced.summary));
     }

@@ -2,7 +2,7 @@
 
 use super::args::{self, CutoffArg, UnfoldingArg};
 use super::memory::MemoryArg;
-use super::{load_model, ModelArgs};
+use super::{load_model, print_text, ModelArgs};
 use clap::Args;
 use qpor::dot::write_prefix;
 use qpor::dot::{DotOptions, Incomplete};
@@ -105,9 +105,9 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     }
     if a.json {
-        println!("{}", outcome_json(&shown, &out, opts.cutoff));
+        print_text(&format!("{}\n", outcome_json(&shown, &out, opts.cutoff)))?;
     } else {
-        print!("{}", outcome_text(&shown, &out, opts.cutoff));
+        print_text(&outcome_text(&shown, &out, opts.cutoff))?;
     }
     if let Some(path) = &a.cnf {
         if out.stopped.is_some() {
