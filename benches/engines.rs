@@ -39,7 +39,10 @@ fn main() {
                 &path,
                 &[args.clone(), vec!["--engine".into(), "explicit".into()]].concat(),
             );
-            let qpor = check(&path, &args);
+            let qpor = check(
+                &path,
+                &[args.clone(), vec!["--engine".into(), "qpor".into()]].concat(),
+            );
             // Without cutoffs the unfolding of a cyclic program is infinite, and the
             // depth-first exploration follows one infinite run to the event limit, deadlock
             // or not: cutoffs are what make cyclic programs checkable.
@@ -47,7 +50,7 @@ fn main() {
                 &path,
                 &[
                     args.clone(),
-                    ["--cutoff", "none", "--max-events", "100000"]
+                    ["--engine", "qpor", "--cutoff", "none", "--max-events", "100000"]
                         .map(String::from)
                         .to_vec(),
                 ]
@@ -97,9 +100,18 @@ fn main() {
         );
         let none = check(
             &path,
-            &[args.clone(), vec!["--cutoff".into(), "none".into()]].concat(),
+            &[
+                args.clone(),
+                ["--engine", "qpor", "--cutoff", "none"]
+                    .map(String::from)
+                    .to_vec(),
+            ]
+            .concat(),
         );
-        let erv = check(&path, &args);
+        let erv = check(
+            &path,
+            &[args.clone(), vec!["--engine".into(), "qpor".into()]].concat(),
+        );
         row(&name, "explicit", &explicit, "states");
         row(&name, "qpor (no cutoffs)", &none, "max_configurations");
         row(&name, "qpor (erv cutoffs)", &erv, "max_configurations");
