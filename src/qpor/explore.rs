@@ -126,8 +126,8 @@ const PRUNE_MIN: u64 = 4096;
 /// A small U is faster as well as smaller: the sibling walks of Alt and en(C) meet fewer
 /// dead branches. Against doubling, on Table 1 (optimal, `--cutoff none`): Pol(12,3)
 /// 7.5 s and 153 MB → 4.2–5.0 s and 63 MB, Mpat(6) 11 s → 8.3–9.1 s, MPC(4,5) 31 s →
-/// 26 s, Disp(5,4) and Pi(8) unchanged; at 11/10 the time no longer drops, at 21/20 the
-/// prunes themselves cost more (benches/README.md).
+/// 26 s, Disp(5,4) and Pi(8) unchanged; at 11/10 Mpat(6) is slower again (10–11.6 s),
+/// at 21/20 the prunes themselves cost more (benches/README.md).
 const PRUNE_GROWTH: (u64, u64) = (6, 5);
 
 /// Runs Algorithm 1 on `unf` (an unfolding of `sys` with C = ∅) until it is done, a
