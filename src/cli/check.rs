@@ -21,7 +21,8 @@ pub struct CheckArgs {
     model: ModelArgs,
     /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
     /// and explicit, and takes the first answer; lp proves deadlock freedom of nets, fires
-    /// a dead solution of their state equation, or says nothing; prefix-sat builds the complete prefix and asks a SAT solver.
+    /// a dead solution of their state equation, or says nothing; prefix-sat builds the
+    /// complete prefix and asks a SAT solver.
     #[arg(long, default_value = "auto", value_parser = engine_parser())]
     engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core).

@@ -3,8 +3,7 @@
 use super::args;
 use super::check::EXIT_INTERNAL;
 use super::memory::MemoryArg;
-use super::print_text;
-use super::{until_deadline, ProgressLine};
+use super::{print_text, until_deadline, ProgressLine};
 use clap::Args;
 use qpor::{answer_mcc, mcc_property_id, EngineError, Examination, MccAnswer, MccOptions};
 use std::path::PathBuf;
