@@ -8,7 +8,7 @@ use crate::engine::{
     StepNames, StopReason,
 };
 use crate::system::model::{Model, SystemOptions};
-use crate::system::{classify_dead, ActionId, DeadKind, ModelError, Step};
+use crate::system::{classify_dead, state_after, ActionId, DeadKind, ModelError, Step};
 use std::time::Instant;
 
 /// Options of the state-equation engine.
@@ -78,46 +78,24 @@ impl Engine for LpOptions {
 /// reports in, with its witness.
 fn deadlock_finding(model: &Model, opts: &SystemOptions, sequence: &[usize]) -> Result<Finding, ModelError> {
     let sys = model.system(opts)?;
-    let mut state = sys.initial_state();
-    let mut next = Vec::new();
-    let mut steps: Vec<Step> = Vec::new();
     let actions: Vec<ActionId> = sequence.iter().map(|&t| ActionId(t as u32)).collect();
-    for &a in &actions {
-        steps.clear();
-        sys.enabled_steps(&state, &mut steps);
-        let fired = match steps.iter().find(|s| s.action == a) {
-            Some(step) => sys.successor(&state, step, &mut next)?,
-            None => false,
-        };
-        if !fired {
-            return Err(ModelError::new(format!(
-                "[qpor internal bug] the state equation's firing sequence does not fire {}",
-                sys.action_name(a)
-            )));
-        }
-        std::mem::swap(&mut state, &mut next);
-    }
-    if !steps_enabled(&*sys, &state, &mut steps) && classify_dead(&*sys, &state) == DeadKind::Deadlock {
-        let witness = StepNames::default().witness(&*sys, actions);
-        return Ok(Finding::new(
-            FindingKind::Deadlock,
-            sys.describe_state(&state),
-            None,
-            witness,
+    let state = state_after(&*sys, actions.iter().copied()).map_err(|e| {
+        ModelError::new(format!(
+            "[qpor internal bug] the state equation's firing sequence does not fire: {e}"
+        ))
+    })?;
+    let mut steps: Vec<Step> = Vec::new();
+    sys.enabled_steps(&state, &mut steps);
+    if !steps.is_empty() || classify_dead(&*sys, &state) != DeadKind::Deadlock {
+        return Err(ModelError::new(
+            "[qpor internal bug] the state equation's dead solution is not a deadlock",
         ));
     }
-    Err(ModelError::new(
-        "[qpor internal bug] the state equation's dead solution is not a deadlock",
+    let witness = StepNames::default().witness(&*sys, actions);
+    Ok(Finding::new(
+        FindingKind::Deadlock,
+        sys.describe_state(&state),
+        None,
+        witness,
     ))
-}
-
-/// Whether some step is enabled in `state`.
-fn steps_enabled(
-    sys: &dyn crate::system::System,
-    state: &[crate::system::Local],
-    steps: &mut Vec<Step>,
-) -> bool {
-    steps.clear();
-    sys.enabled_steps(state, steps);
-    !steps.is_empty()
 }

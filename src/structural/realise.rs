@@ -147,6 +147,9 @@ fn random_runs(net: &Net, counts: &[u64], budget: &Budget) -> Option<Realisation
     None
 }
 
+// `Net::fire` works on u32 markings and saturates; the counts of a solution may take a
+// marking past u32 on the way, and the search must undo firings exactly: hence u64 here.
+
 /// Whether transition `t` of `net` may fire at `marking` (input arcs and read arcs).
 fn enabled(net: &Net, t: usize, marking: &[u64]) -> bool {
     let tr = &net.transitions[t];
