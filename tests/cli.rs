@@ -92,6 +92,20 @@ fn check_json_has_the_documented_shape() {
 }
 
 #[test]
+fn qpor_explores_on_two_threads_when_asked_and_counts_alike() {
+    let line = "check --engine qpor --json --optimal --cutoff none --all models/proc/poke.proc -D N=5 -D K=3";
+    let seq = json(&qpor_line_exits(line, 0));
+    let par = json(&qpor_line_exits(&format!("{line} --jobs 2"), 0));
+    assert_eq!(par["jobs"], 2);
+    assert!(seq.get("jobs").is_none(), "one job is the sequential run");
+    assert!(par["stats"]["tasks"].as_u64().unwrap() >= 1);
+    for field in ["max_configurations", "ssbs", "terminations", "deadlocks"] {
+        assert_eq!(par["stats"][field], seq["stats"][field], "{field}");
+    }
+    assert_eq!(seq["stats"]["max_configurations"], 844);
+}
+
+#[test]
 fn qpor_alone_reports_its_own_statistics() {
     let o = qpor_line_exits("check --engine qpor --json models/nets/philosophers-5.pnml", 1);
     let v = json(&o);

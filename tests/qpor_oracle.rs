@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 /// Runs the explicit oracle and every QPOR configuration on `sys`; returns the explicit
 /// report, or None when the oracle did not finish (unbounded model).
-fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report> {
+fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option<Report> {
     let all = CheckOptions {
         all: true,
         max_states: Some(5_000),
@@ -107,7 +107,7 @@ fn compare_with_oracle<S: System + ?Sized>(sys: &S, what: &str) -> Option<Report
 /// Every maximal run of an acyclic system, reduced to its Foata normal form under
 /// "independent iff disjoint touch sets": the number of distinct forms is the number of
 /// Mazurkiewicz traces. `None` if there are too many runs to enumerate.
-fn brute_force_traces<S: System + ?Sized>(sys: &S, limit: usize) -> Option<usize> {
+fn brute_force_traces<S: System + Sync + ?Sized>(sys: &S, limit: usize) -> Option<usize> {
     // A Foata normal form: levels of (action, touch set), each level sorted.
     type Form = Vec<Vec<(u32, Vec<u32>)>>;
     let mut forms: HashSet<Form> = HashSet::new();
@@ -152,7 +152,7 @@ fn brute_force_traces<S: System + ?Sized>(sys: &S, limit: usize) -> Option<usize
     Some(forms.len())
 }
 
-fn check_trace_counts<S: System + ?Sized>(sys: &S, what: &str) {
+fn check_trace_counts<S: System + Sync + ?Sized>(sys: &S, what: &str) {
     let Some(traces) = brute_force_traces(sys, 5000) else {
         return;
     };

@@ -101,7 +101,8 @@ pub struct CheckOptions {
     /// Stop every engine, inconclusive, when the process holds more than this many
     /// megabytes.
     pub max_memory_mb: Option<u64>,
-    /// The portfolio: how many engines run at once (`None`: one per core).
+    /// The portfolio: how many engines run at once; QPOR alone: how many threads explore
+    /// (`None`: one per core).
     pub jobs: Option<usize>,
     /// QPOR: how alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
     pub alt: AltMode,
@@ -135,6 +136,13 @@ impl CheckOptions {
             max_events: self.max_events,
             no_prune: self.no_prune,
             unfolding: self.unfolding,
+            // Asked for only: see `QPOR_JOBS_DEFAULT`. In the portfolio QPOR's share of
+            // the cores is one thread.
+            jobs: match self.engine {
+                EngineChoice::Qpor => self.jobs.unwrap_or(QPOR_JOBS_DEFAULT),
+                _ => 1,
+            },
+            split_every: None,
         }
     }
 
@@ -204,6 +212,16 @@ impl CheckOptions {
 /// limits. Every finding's witness has been replayed on the model; a witness the replay
 /// refuses is an [`EngineError::Internal`], never a verdict.
 ///
+/// QPOR's worker threads when `--jobs` is not given. One: on two cores the parallel
+/// exploration is not yet faster than the sequential one on the paper's benchmarks (its
+/// tasks wait for each other's continuations; benches/README.md), so it is opt-in.
+pub(crate) const QPOR_JOBS_DEFAULT: usize = 1;
+
+/// The number of cores, or 1 when it cannot be known.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// The engines run on threads that may outlive the call (one that does not stop when told
 /// is left behind, see `portfolio`), so they get their own copy of the model; use
 /// [`check_shared`] to lend them yours instead.

@@ -125,10 +125,7 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
             portfolio: false,
         };
     }
-    let jobs = opts
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let jobs = opts.jobs.unwrap_or_else(super::cores).max(1);
     let mut choices = vec![EngineChoice::Walk];
     // The state equation proves deadlock freedom of nets, and says nothing about the
     // OneSafe question.

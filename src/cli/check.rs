@@ -25,7 +25,8 @@ pub struct CheckArgs {
     /// complete prefix and asks a SAT solver.
     #[arg(long, default_value = "auto", value_parser = engine_parser())]
     engine: EngineChoice,
-    /// auto: how many engines run at once (default: one per core).
+    /// auto: how many engines run at once (default: one per core); qpor with --cutoff
+    /// none: how many threads explore (default: 1).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]

@@ -184,7 +184,7 @@ impl<'m> Drawing<'m> {
         format!("{}: {e}", self.shown)
     }
 
-    fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + 'm>, String> {
+    fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + Sync + 'm>, String> {
         self.model.system(opts).map_err(|e| self.in_model(e))
     }
 

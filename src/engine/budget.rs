@@ -76,6 +76,12 @@ impl Budget {
         self
     }
 
+    /// The same time limit with a cancel token of its own: the workers of a parallel
+    /// search can be stopped together without cancelling the caller's other engines.
+    pub fn with_own_cancel(&self) -> Budget {
+        self.clone().with_cancel(CancelToken::default())
+    }
+
     /// The instant the time limit runs out, if there is one.
     pub fn deadline(&self) -> Option<Instant> {
         self.deadline

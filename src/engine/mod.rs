@@ -52,7 +52,7 @@ pub trait Engine {
 pub(crate) fn run_on_system<E>(
     model: &Model,
     opts: &SystemOptions,
-    search: impl FnOnce(&dyn System) -> Result<Report, E>,
+    search: impl FnOnce(&(dyn System + Sync)) -> Result<Report, E>,
 ) -> RunResult
 where
     EngineError: From<E>,

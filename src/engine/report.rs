@@ -226,6 +226,9 @@ pub struct Settings {
     /// The unfolding explored (`program`, `general`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unfolding: Option<&'static str>,
+    /// Threads of a parallel exploration, if it was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<usize>,
 }
 
 /// QPOR's alternatives as a setting: a number k, or a name.

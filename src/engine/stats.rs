@@ -209,6 +209,9 @@ pub struct QporCounters {
     pub max_depth: u64,
     /// Times U was pruned.
     pub prunes: u64,
+    /// Tasks of a parallel exploration (`--jobs`), if it was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<u64>,
 }
 
 /// Resident memory of this process now, in bytes (Linux `VmRSS`), 0 if unknown.

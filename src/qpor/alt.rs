@@ -71,6 +71,18 @@ pub struct AltStats {
     pub combinations_tried: u64,
 }
 
+impl AltStats {
+    /// Adds the counters of another run (the tasks of a parallel exploration).
+    pub fn add(&mut self, o: &AltStats) {
+        self.calls += o.calls;
+        self.combs += o.combs;
+        self.found += o.found;
+        self.spikes += o.spikes;
+        self.max_spikes = self.max_spikes.max(o.max_spikes);
+        self.combinations_tried += o.combinations_tried;
+    }
+}
+
 /// Reusable buffers for [`alternative`], and the deadline its comb search honours.
 #[derive(Default)]
 pub struct AltScratch {

@@ -3,6 +3,7 @@
 //! outcome into the common [`Report`].
 
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
+use super::parallel::{explore_parallel, ParallelOptions};
 use super::AltMode;
 use crate::engine::{
     drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, Observer, QporCounters, Report,
@@ -33,6 +34,13 @@ pub struct QporOptions {
     pub no_prune: bool,
     /// Which unfolding backend to explore.
     pub unfolding: Backend,
+    /// Worker threads; more than one explores in parallel ([`super::parallel`]) where that
+    /// applies (the program-like unfolding without cutoffs), else the run is sequential.
+    pub jobs: usize,
+    /// With several jobs: split the work every this many nodes of the exploration tree
+    /// even when no worker is idle (for tests, which need small runs to split); `None`:
+    /// only when a worker is idle.
+    pub split_every: Option<u32>,
 }
 
 /// The event limit used without cutoffs when none is given: cyclic models have infinite
@@ -44,6 +52,12 @@ impl QporOptions {
     fn effective_max_events(&self) -> Option<u64> {
         self.max_events
             .or((self.cutoff == CutoffMode::None).then_some(DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS))
+    }
+
+    /// Whether the run explores on several threads: asked for, and without cutoffs (which
+    /// event is a cutoff depends on the order a replica met the states).
+    fn parallel(&self) -> bool {
+        self.jobs > 1 && self.cutoff == CutoffMode::None
     }
 
     fn explore_options(&self) -> ExploreOptions {
@@ -104,7 +118,7 @@ pub fn check_net(net: &Net, opts: &QporOptions, budget: &Budget, observer: &mut 
 
 /// Runs QPOR on the program-like unfolding of `sys`, reporting the exploration tree to
 /// `tree` as it is built ([`NoTree`] to ignore it).
-pub fn check_system<S: System + ?Sized>(
+pub fn check_system<S: System + Sync + ?Sized>(
     sys: &S,
     opts: &QporOptions,
     budget: &Budget,
@@ -136,13 +150,36 @@ pub fn check_system<S: System + ?Sized>(
         };
         return Ok(Report::new("qpor", Vec::new(), None, stats, settings));
     }
-    let mut unf = ProgramUnfolding::new(
-        sys,
-        ProgramOptions {
-            cutoff: opts.cutoff,
-            max_events: opts.effective_max_events(),
-        },
-    );
+    let unfolding = ProgramOptions {
+        cutoff: opts.cutoff,
+        max_events: opts.effective_max_events(),
+    };
+    if opts.parallel() {
+        // The event limit holds for each replica: shared out, it bounds the run as before.
+        let unfolding = ProgramOptions {
+            max_events: unfolding.max_events.map(|n| n.div_ceil(opts.jobs as u64)),
+            ..unfolding
+        };
+        let parallel = ParallelOptions {
+            jobs: opts.jobs,
+            split_every: opts.split_every,
+        };
+        let (out, stats) = explore_parallel(
+            sys,
+            unfolding,
+            &opts.explore_options(),
+            budget,
+            observer,
+            parallel,
+        )?;
+        let mut report = report(out, opts, "program", start);
+        report.settings.jobs = Some(opts.jobs);
+        if let Counters::Qpor(c) = &mut report.stats.counters {
+            c.tasks = Some(stats.tasks);
+        }
+        return Ok(report);
+    }
+    let mut unf = ProgramUnfolding::new(sys, unfolding);
     unf.watch(budget.deadline(), budget.cancel_token().clone());
     let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
     Ok(report(out, opts, "program", start))
@@ -165,6 +202,7 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         max_comb_size: out.alt.max_spikes,
         max_depth: out.max_depth,
         prunes: out.prunes,
+        tasks: None,
     };
     let stats = Stats::new(Counters::Qpor(counters), start.elapsed().as_secs_f64());
     let settings = Settings {
@@ -175,6 +213,7 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         }),
         cutoff: Some(opts.cutoff.name()),
         unfolding: Some(backend),
+        jobs: None,
     };
     Report::new("qpor", out.findings, out.stopped, stats, settings)
 }

@@ -140,40 +140,162 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
     observer: &mut dyn Observer,
     tree: &mut dyn TreeListener,
 ) -> Result<ExploreOutcome, ModelError> {
-    let mut scratch = AltScratch::default();
-    scratch.set_deadline(budget.deadline());
-    scratch.set_cancel(budget.cancel_token().clone());
-    let mut x = Explorer {
-        unf,
-        sys,
-        opts,
-        budget,
-        tree,
-        start: Instant::now(),
-        out: ExploreOutcome::default(),
-        levels: Vec::new(),
-        d: Vec::new(),
-        in_d: HashSet::new(),
-        a: Vec::new(),
-        en: Vec::new(),
-        scratch,
-        seen_states: HashSet::new(),
-        names: StepNames::default(),
-        steps: Vec::new(),
-        iterations: 0,
-        pacer: Pacer::default(),
-        last_progress: 0.0,
-        alive_after_prune: 0,
-        cex_done: 0,
-    };
+    let mut x = Explorer::new(unf, sys, opts, budget, tree);
     let initial_fault = x.fault_finding();
     let stop_at_once = initial_fault.is_some() && !opts.all;
     x.out.findings.extend(initial_fault);
     if !stop_at_once {
-        while x.forward(observer)? && x.backward() {}
+        while x.forward(observer, &mut || false)? && x.backward() {}
     }
     x.out.unfolding = x.unf.stats();
     Ok(x.out)
+}
+
+/// Algorithm 1 from the node Explore(C, D, A) where C is the unfolding's current
+/// configuration: the maximal configurations that contain C and avoid D, never going below
+/// C. It can pause at a node before choosing its event, so that the parallel exploration
+/// ([`super::parallel`]) can split the work left, and be restarted at another node. U must
+/// already hold what Alt needs for the events of D.
+pub(crate) struct Subtree<'x, U: Unfolding + ?Sized, S: System + ?Sized> {
+    x: Explorer<'x, U, S>,
+    /// Nothing is left to explore (see [`Subtree::finish`]).
+    done: bool,
+    /// The first step goes back up from the deepest level (see [`Subtree::resume`]).
+    backtrack_first: bool,
+}
+
+/// Why [`Subtree::run`] returned.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SubtreeEnd {
+    /// The subtree is explored, or the exploration stopped (see the outcome).
+    Finished,
+    /// Paused at a node that is not a leaf, before choosing its event; en(C) is listed.
+    Paused,
+}
+
+impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Subtree<'x, U, S> {
+    /// The exploration of node (C, `d`, `a`): `d` holds extensions of C, `a` is empty or an
+    /// alternative with an event enabled at C.
+    pub(crate) fn new(
+        unf: &'x mut U,
+        sys: &'x S,
+        opts: &'x ExploreOptions,
+        budget: &'x Budget,
+        tree: &'x mut dyn TreeListener,
+        d: Vec<EventId>,
+        a: Vec<EventId>,
+    ) -> Self {
+        let mut x = Explorer::new(unf, sys, opts, budget, tree);
+        x.restart(d, a);
+        Subtree {
+            x,
+            done: false,
+            backtrack_first: false,
+        }
+    }
+
+    /// The exploration resumed at the deepest level of `trail` (each level: the event
+    /// chosen, and how long `d` was then), as if its left child had just been explored:
+    /// the first step adds that event to D and asks Alt. `d` holds D as it was at the
+    /// deepest choice, plus events already added to the deepest node's D.
+    pub(crate) fn resume(
+        unf: &'x mut U,
+        sys: &'x S,
+        opts: &'x ExploreOptions,
+        budget: &'x Budget,
+        tree: &'x mut dyn TreeListener,
+        trail: Vec<(EventId, usize)>,
+        d: Vec<EventId>,
+    ) -> Self {
+        let mut sub = Subtree::new(unf, sys, opts, budget, tree, d, Vec::new());
+        sub.x.levels = trail
+            .into_iter()
+            .map(|(chosen, d_len)| Level { chosen, d_len })
+            .collect();
+        sub.backtrack_first = true;
+        sub
+    }
+
+    /// Explores until the subtree is done or `pause` says yes at a node.
+    pub(crate) fn run(
+        &mut self,
+        observer: &mut dyn Observer,
+        pause: &mut dyn FnMut() -> bool,
+    ) -> Result<SubtreeEnd, ModelError> {
+        if self.done {
+            return Ok(SubtreeEnd::Finished);
+        }
+        let x = &mut self.x;
+        x.paused = false;
+        if std::mem::take(&mut self.backtrack_first) && !x.backward() {
+            return Ok(SubtreeEnd::Finished);
+        }
+        while x.forward(observer, pause)? {
+            if !x.backward() {
+                return Ok(SubtreeEnd::Finished);
+            }
+        }
+        Ok(if x.paused {
+            SubtreeEnd::Paused
+        } else {
+            SubtreeEnd::Finished
+        })
+    }
+
+    /// The unfolding, at C plus the events chosen on the trail.
+    pub(crate) fn unf(&mut self) -> &mut U {
+        self.x.unf
+    }
+
+    /// At a pause: en(C), D and A of the node.
+    pub(crate) fn node(&self) -> (&[EventId], &[EventId], &[EventId]) {
+        (&self.x.en, &self.x.d, &self.x.a)
+    }
+
+    /// The trail below the subtree's root: for each level, the event chosen there and how
+    /// long D was when it was chosen.
+    pub(crate) fn trail(&self) -> impl Iterator<Item = (EventId, usize)> + '_ {
+        self.x.levels.iter().map(|l| (l.chosen, l.d_len))
+    }
+
+    /// Makes the current configuration the root of a new subtree, (C, `d`, `a`), keeping
+    /// the counts.
+    pub(crate) fn restart(&mut self, d: Vec<EventId>, a: Vec<EventId>) {
+        self.x.restart(d, a);
+    }
+
+    /// Keeps `events`, and what is in immediate conflict with them, through every pruning of
+    /// U, as if they were in D.
+    pub(crate) fn protect(&mut self, events: Vec<EventId>) {
+        self.x.protect = events;
+    }
+
+    /// The events this exploration keeps the conflicts of: D and the protected ones.
+    pub(crate) fn kept(&self) -> Vec<EventId> {
+        let mut kept = self.x.protect.clone();
+        kept.extend_from_slice(&self.x.d);
+        kept
+    }
+
+    /// Makes the first `n` levels of the trail part of the root: the subtree becomes the
+    /// left child at level `n - 1`, as far as it was explored.
+    pub(crate) fn drop_levels(&mut self, n: usize) {
+        self.x.levels.drain(..n);
+    }
+
+    /// Makes the current configuration the root of an empty subtree: [`Subtree::run`]
+    /// returns at once.
+    pub(crate) fn finish(&mut self) {
+        self.x.restart(Vec::new(), Vec::new());
+        self.done = true;
+    }
+
+    /// What was explored.
+    pub(crate) fn into_outcome(self) -> ExploreOutcome {
+        let mut x = self.x;
+        x.out.unfolding = x.unf.stats();
+        x.out
+    }
 }
 
 /// The state of one exploration: the trail of levels (the unrolled recursion), D, the
@@ -204,12 +326,69 @@ struct Explorer<'x, U: Unfolding + ?Sized, S: System + ?Sized> {
     alive_after_prune: u64,
     /// C's prefix of this length had its cex added at an earlier leaf.
     cex_done: usize,
+    /// The last [`Explorer::forward`] stopped because its caller asked for a pause.
+    paused: bool,
+    /// Events outside D whose immediate conflicts pruning keeps too: the parallel
+    /// exploration's continuations waiting in this replica need them.
+    protect: Vec<EventId>,
+}
+
+impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'x, U, S> {
+    /// An exploration at `unf`'s current configuration with D = A = ∅.
+    fn new(
+        unf: &'x mut U,
+        sys: &'x S,
+        opts: &'x ExploreOptions,
+        budget: &'x Budget,
+        tree: &'x mut dyn TreeListener,
+    ) -> Self {
+        let mut scratch = AltScratch::default();
+        scratch.set_deadline(budget.deadline());
+        scratch.set_cancel(budget.cancel_token().clone());
+        Explorer {
+            unf,
+            sys,
+            opts,
+            budget,
+            tree,
+            start: Instant::now(),
+            out: ExploreOutcome::default(),
+            levels: Vec::new(),
+            d: Vec::new(),
+            in_d: HashSet::new(),
+            a: Vec::new(),
+            en: Vec::new(),
+            scratch,
+            seen_states: HashSet::new(),
+            names: StepNames::default(),
+            steps: Vec::new(),
+            iterations: 0,
+            pacer: Pacer::default(),
+            last_progress: 0.0,
+            alive_after_prune: 0,
+            cex_done: 0,
+            paused: false,
+            protect: Vec::new(),
+        }
+    }
+
+    /// Makes C the root: no levels, D = `d`, A = `a`.
+    fn restart(&mut self, d: Vec<EventId>, a: Vec<EventId>) {
+        self.levels.clear();
+        self.in_d = d.iter().copied().collect();
+        self.d = d;
+        self.a = a;
+    }
 }
 
 impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
     /// Lines 2–5, repeatedly, until a leaf. Returns false when the exploration must end
     /// (a limit, or a finding when not collecting all), true at a leaf to go back from.
-    fn forward(&mut self, observer: &mut dyn Observer) -> Result<bool, ModelError> {
+    fn forward(
+        &mut self,
+        observer: &mut dyn Observer,
+        pause: &mut dyn FnMut() -> bool,
+    ) -> Result<bool, ModelError> {
         loop {
             self.iterations += 1;
             if self.pacer.due(1024 + self.en.len()) {
@@ -225,6 +404,10 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
             }
             if self.en.iter().all(|e| self.in_d.contains(e)) {
                 return self.leaf();
+            }
+            if pause() {
+                self.paused = true;
+                return Ok(false);
             }
             // Lines 3-4: choose e.
             let e = if self.a.is_empty() {
@@ -413,8 +596,14 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
             return;
         }
         let mut keep: Vec<EventId> = self.d.clone();
+        keep.extend_from_slice(&self.protect);
         let mut buf = Vec::new();
-        for &x in self.d.iter().chain(self.unf.config().to_vec().iter()) {
+        for &x in self
+            .d
+            .iter()
+            .chain(&self.protect)
+            .chain(self.unf.config().to_vec().iter())
+        {
             buf.clear();
             self.unf.immediate_conflicts(x, &mut buf);
             keep.extend_from_slice(&buf);

@@ -3,11 +3,13 @@
 //!
 //! - [`explore`](mod@explore): the exploration itself, iterative;
 //! - [`alt`]: the alternatives — k-partial (combs), optimal, SDPOR-like;
+//! - [`parallel`]: the exploration on several threads (`--jobs`);
 //! - [`engine`]: QPOR as an [`Engine`](crate::engine::Engine), on either unfolding.
 
 pub(crate) mod alt;
 pub(crate) mod engine;
 pub mod explore;
+pub(crate) mod parallel;
 
 pub use alt::AltMode;
 pub use engine::{check_net, check_system, QporOptions, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS};

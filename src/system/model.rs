@@ -39,7 +39,7 @@ impl SystemOptions {
 
 impl Model {
     /// The model as a component system.
-    pub fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + '_>, ModelError> {
+    pub fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + Sync + '_>, ModelError> {
         match self {
             Model::Net(net) if opts.one_safe_watch => Ok(Box::new(OneSafeWatch::new(NetSystem::new(
                 net,

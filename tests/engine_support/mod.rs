@@ -19,7 +19,7 @@ pub const ALL_MODES: [AltMode; 5] = [
 ];
 
 /// QPOR on the program-like unfolding of `sys`.
-pub fn check_qpor<S: System + ?Sized>(
+pub fn check_qpor<S: System + Sync + ?Sized>(
     sys: &S,
     opts: &CheckOptions,
     observer: &mut dyn Observer,

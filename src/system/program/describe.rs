@@ -12,7 +12,7 @@ impl ProgramSystem<'_> {
     pub(super) fn describe_local(&self, c: CompId, l: Local) -> String {
         let p = self.prog;
         match p.comps.get(c.index()).map(|x| x.kind) {
-            Some(CompKind::Process(i)) => self.process_local_name(&self.tables.borrow(), i, l),
+            Some(CompKind::Process(i)) => self.process_local_name(&self.tables(), i, l),
             Some(CompKind::Mutex(_)) => {
                 if l == FREE {
                     "free".into()

@@ -164,7 +164,7 @@ impl<'p> ProgramSystem<'p> {
     /// The pending statement of `inst` at `l`, if any (for the net export and the
     /// stubborn rules).
     pub(crate) fn pending(&self, inst: u32, l: Local) -> Option<Pending> {
-        let mut t = self.tables.borrow_mut();
+        let mut t = self.tables();
         let p = self.pending_id(&mut t, inst, l);
         if p == NO_PENDING {
             None
@@ -176,7 +176,7 @@ impl<'p> ProgramSystem<'p> {
     /// For the net export: the rendezvous action of a sender and a receiver at these local
     /// states, if they meet on one channel cell.
     pub(crate) fn meet_of(&self, s: u32, ls: Local, r: u32, lr: Local) -> Option<Step> {
-        let mut t = self.tables.borrow_mut();
+        let mut t = self.tables();
         let sp = self.pending_id(&mut t, s, ls);
         let rp = self.pending_id(&mut t, r, lr);
         if sp == NO_PENDING || rp == NO_PENDING {

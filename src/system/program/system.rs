@@ -8,17 +8,18 @@ use super::tables::{FireKey, PState, Tables, DONE, FREE, IDLE};
 use super::{internal, Program};
 use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
 use smallvec::SmallVec;
-use std::cell::RefCell;
+use std::sync::{Mutex, MutexGuard};
 
 /// Most distinct firings remembered by the firing cache before it is emptied; bounds its
 /// memory on long runs while keeping repeated firings (the common case) cheap.
 const FIRE_CACHE_LIMIT: usize = 1 << 21;
 
 /// A [`Program`] seen as a component system. Its tables grow as it is explored, behind a
-/// `RefCell`, so it is not `Sync`: one exploration thread at a time.
+/// mutex, so that the workers of a parallel exploration share one numbering of actions and
+/// local states (their unfolding replicas describe events to each other by action ids).
 pub struct ProgramSystem<'p> {
     pub(super) prog: &'p Program,
-    pub(super) tables: RefCell<Tables>,
+    tables: Mutex<Tables>,
     initial: Vec<Local>,
 }
 
@@ -50,9 +51,17 @@ impl<'p> ProgramSystem<'p> {
         }
         Ok(ProgramSystem {
             prog,
-            tables: RefCell::new(t),
+            tables: Mutex::new(t),
             initial,
         })
+    }
+
+    /// The interned tables, locked. A panic while they were held leaves them usable: every
+    /// update is an insertion of a complete entry.
+    pub(super) fn tables(&self) -> MutexGuard<'_, Tables> {
+        self.tables
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The program behind the system.
@@ -62,12 +71,12 @@ impl<'p> ProgramSystem<'p> {
 
     /// Number of distinct local states interned so far, over all process definitions.
     pub fn interned_states(&self) -> usize {
-        self.tables.borrow().states.iter().map(|s| s.list.len()).sum()
+        self.tables().states.iter().map(|s| s.list.len()).sum()
     }
 
     /// Number of distinct actions interned so far.
     pub fn interned_actions(&self) -> usize {
-        self.tables.borrow().actions.len()
+        self.tables().actions.len()
     }
 
     /// The interned local state `l` of instance `inst`.
@@ -113,14 +122,14 @@ impl System for ProgramSystem<'_> {
     }
 
     fn enabled_steps(&self, state: &[Local], out: &mut Vec<Step>) {
-        let mut t = self.tables.borrow_mut();
+        let mut t = self.tables();
         for inst in 0..self.prog.instances.len() as u32 {
             self.steps_of(&mut t, state, inst, false, out);
         }
     }
 
     fn enabled_steps_touching(&self, state: &[Local], c: CompId, out: &mut Vec<Step>) {
-        let mut t = self.tables.borrow_mut();
+        let mut t = self.tables();
         let start = out.len();
         let mut found = Vec::new();
         for &inst in self
@@ -141,7 +150,7 @@ impl System for ProgramSystem<'_> {
     }
 
     fn fire(&self, step: &Step, before: &[Local], after: &mut [Local]) -> Result<bool, ModelError> {
-        let mut t = self.tables.borrow_mut();
+        let mut t = self.tables();
         let key: FireKey = (step.action, SmallVec::from_slice(before));
         if let Some(hit) = t.fire_cache.get(&key) {
             if hit.len() == after.len() {
@@ -171,18 +180,17 @@ impl System for ProgramSystem<'_> {
     /// `enabled_steps`, which interns its pending statement.
     fn anchored_steps(&self, c: CompId, l: Local, out: &mut Vec<Step>) -> bool {
         if let Some(inst) = self.instance_of(c) {
-            self.anchored_steps_of(&mut self.tables.borrow_mut(), inst, l, out);
+            self.anchored_steps_of(&mut self.tables(), inst, l, out);
         }
         true
     }
 
     fn may_enable(&self, step: &Step, index: usize, l: Local) -> bool {
-        self.may_enable_at(&mut self.tables.borrow_mut(), step, index, l)
+        self.may_enable_at(&mut self.tables(), step, index, l)
     }
 
     fn action_name(&self, a: ActionId) -> String {
-        self.tables
-            .borrow()
+        self.tables()
             .actions
             .get(a.index())
             .map(|x| x.name.clone())
@@ -190,7 +198,7 @@ impl System for ProgramSystem<'_> {
     }
 
     fn action_owner(&self, a: ActionId) -> Option<CompId> {
-        self.tables.borrow().actions.get(a.index()).map(|x| x.owner)
+        self.tables().actions.get(a.index()).map(|x| x.owner)
     }
 
     fn local_name(&self, c: CompId, l: Local) -> String {
@@ -210,7 +218,7 @@ impl System for ProgramSystem<'_> {
 
     fn fault(&self, c: CompId, l: Local) -> Option<String> {
         let i = self.instance_of(c)?;
-        let t = self.tables.borrow();
+        let t = self.tables();
         match self.state(&t, i, l)? {
             PState::Fault(id) => t.faults.get(*id as usize).cloned(),
             _ => None,

@@ -1,0 +1,915 @@
+//! QPOR on several threads (`--jobs N`): the maximal configurations are split into
+//! classes explored by independent tasks, each in an unfolding replica of its own.
+//!
+//! # Why not "the right child is a task"
+//! In Algorithm 1 the right child of a node is computed by Alt *after* the whole left
+//! subtree was explored, and its completeness needs that: the event of the alternative that
+//! conflicts with e entered U at a leaf of the left subtree. So right children cannot start
+//! before their left siblings end, and neither can the Alt calls of their ancestors.
+//!
+//! # The split used instead
+//! At a node (C, D) let X ⊆ en(C) \ D be events pairwise in conflict. The maximal
+//! configurations that contain C and avoid D fall into disjoint classes:
+//! - for each x ∈ X, those that contain x: the task (C ∪ {x}, D), which needs nothing from
+//!   the others and runs at once;
+//! - those that avoid every x: the *continuation* (C, D ∪ X). Its Alt calls need, for each
+//!   x, the events of U in immediate conflict with x and compatible with C; the proof of
+//!   Algorithm 1 finds them at the leaves of the subtree that contains x, which is here the
+//!   task of x. So the continuation waits for the tasks of X (and every task they split
+//!   into), which *report* those events to it, and it creates them in its replica first.
+//!
+//! Each task is an ordinary Explore(C, D, A) ([`explore_subtree`]) once A = Alt(C, D) is
+//! known, so in optimal mode no task meets a sleep-set-blocked leaf, and the classes being
+//! disjoint, the maximal configurations (and deadlocks) are exactly the sequential run's.
+//! With k-partial alternatives the set of maximal configurations is the same, but how many
+//! SSBs are met depends on the order in which D grew, which differs.
+//!
+//! # When to split, and where
+//! A task runs Algorithm 1 sequentially until a worker is idle. Then it pauses at its next
+//! node and looks for the shallowest node l of its trail whose chosen event e_l has
+//! siblings X ∋ e_l in en(C_l) \ D_l pairwise in conflict (shallow classes hold the most
+//! work). The tasks of X \ {e_l} go to the pool; the trail below l goes on as the task of
+//! e_l; what the levels down to l still had to do (their right children, with D_l ∪ X at
+//! l) becomes the split's continuation, which resumes them by going back up the trail
+//! once every task below has ended.
+//!
+//! # Replicas
+//! Each task explores in an unfolding replica. The continuation runs in the replica of the
+//! task that went on below the split (its *owner*): that replica's U already holds what
+//! the trail's Alt calls need, except what the other tasks found, which they report. If
+//! the owner ends first, its replica waits in the split for the last task to take it.
+//!
+//! Event ids differ between replicas. A configuration is sent as a firing sequence (one
+//! action per event, causes first) and an event outside C as the actions of \[e\] \ C: in the
+//! program-like unfolding the event of an action enabled at a configuration is unique, so
+//! pushing the actions in order finds the same events again. The system's tables of actions
+//! are shared (behind a lock) so every replica numbers actions alike. Cutoffs are not
+//! supported: which events are cutoffs depends on the order in which a replica met states,
+//! so the classes would no longer be explored alike; the engine runs sequentially then.
+
+use super::alt::{alternative, AltScratch};
+use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
+use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames, StopReason};
+use crate::system::{find_fault, ActionId, ModelError, System};
+use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
+use crate::unfold::{EventId, UnfoldError, Unfolding};
+use hashbrown::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// After a node that could not be split, how many nodes a task passes before it looks
+/// again while a worker is idle.
+const SPLIT_RETRY_NODES: u32 = 8;
+
+/// The most nodes passed between two looks for a split: each look walks the trail.
+const SPLIT_RETRY_MAX: u32 = 1 << 14;
+
+/// How many seeds are tried when looking for the largest set of pairwise conflicting
+/// enabled events at the paused node.
+const SPLIT_SEEDS: usize = 64;
+
+/// How often the calling thread reports progress and looks at the caller's budget.
+const POLL: Duration = Duration::from_millis(20);
+
+/// An unfolding replica, with the id that tells which splits it owns.
+struct Replica<'s, S: System + ?Sized> {
+    unf: ProgramUnfolding<'s, S>,
+    id: u64,
+}
+
+/// A task to start in a fresh replica: the node (C, D).
+struct Fresh<'s, S: System + ?Sized> {
+    /// C, as a firing sequence from the initial state.
+    root: Vec<ActionId>,
+    /// D and what Alt needs for it.
+    node: LevelTask,
+    /// The innermost split whose continuation waits for this task.
+    scope: Option<Arc<Split<'s, S>>>,
+}
+
+/// One node of a continuation, at C_j (C₀ plus the chosen events of the levels above).
+#[derive(Default)]
+struct LevelTask {
+    /// The events of D added at this node, by action (they are enabled at C_j).
+    avoid: Vec<ActionId>,
+    /// Events Alt needs in U that the replica may lack, each as the actions of
+    /// \[e\] \ C_j, causes first (e last).
+    imports: Vec<Vec<ActionId>>,
+    /// The event chosen at this node (`None` for the node of a fresh task).
+    chosen: Option<ActionId>,
+}
+
+/// A split: the tasks below it explore classes whose events were chosen at the levels
+/// `root_len..` of their configuration; its continuation resumes those levels, in the
+/// owner's replica, once they have all ended.
+struct Split<'s, S: System + ?Sized> {
+    /// |C₀| of the continuation.
+    root_len: usize,
+    /// The replica that goes on below the split and runs the continuation.
+    owner: u64,
+    /// Events of the owner's U whose immediate conflicts the continuation, or one it will
+    /// resume after, needs in U: D of the exploration that split, and what it protected.
+    /// Every exploration in the owner's replica until then keeps them through pruning.
+    protect: Vec<EventId>,
+    /// The continuation's levels, with what the other tasks reported; taken once.
+    levels: Mutex<Option<Vec<LevelTask>>>,
+    /// Reported events already added, by level.
+    reported: Mutex<HashSet<(usize, Vec<ActionId>)>>,
+    /// Tasks under this split that have not ended; a task that splits again hands its
+    /// place to the inner split's continuation.
+    pending: AtomicUsize,
+    /// The owner's replica, when its task ended before the others.
+    parked: Mutex<Option<Replica<'s, S>>>,
+    /// The split whose continuation waits for this one's.
+    parent: Option<Arc<Split<'s, S>>>,
+}
+
+impl<S: System + ?Sized> Split<'_, S> {
+    /// How many levels the continuation resumes.
+    fn depth(&self) -> usize {
+        lock(&self.levels).as_ref().map_or(0, Vec::len)
+    }
+}
+
+/// Why a task ended before its exploration did.
+enum Halt {
+    /// The model's semantics failed.
+    Model(ModelError),
+    /// A limit was reached (the run stops).
+    Stop(StopReason),
+}
+
+/// What the workers share.
+struct Shared<'a, S: ?Sized> {
+    sys: &'a S,
+    opts: &'a ExploreOptions,
+    unfolding: ProgramOptions,
+    /// The caller's time limit with a cancel token of the workers' own.
+    budget: Budget,
+    jobs: usize,
+    /// See [`ParallelOptions::split_every`].
+    split_every: Option<u32>,
+    /// Tasks given to the pool that have not started.
+    queued: AtomicUsize,
+    /// Workers running a task.
+    active: AtomicUsize,
+    /// Ids of replicas.
+    replicas: AtomicU64,
+    /// A deadlock (or fault) ended the run, which does not collect everything.
+    found: AtomicBool,
+    merged: Mutex<Merged>,
+    /// Progress of the tasks running now, by worker: maximal configurations, SSBs, events.
+    running: Vec<Mutex<[u64; 3]>>,
+}
+
+/// The outcomes of the finished tasks, added up.
+#[derive(Default)]
+struct Merged {
+    out: ExploreOutcome,
+    seen: HashSet<(String, String)>,
+    error: Option<ModelError>,
+    tasks: u64,
+}
+
+/// Locks `m`; a worker that panicked holding it left a complete value (every update is
+/// one assignment or push), and its panic reaches the caller anyway.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Counters of a parallel exploration beyond those of [`ExploreOutcome`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ParallelStats {
+    /// Tasks run (a split's continuation is a task).
+    pub tasks: u64,
+}
+
+/// How the work is shared.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ParallelOptions {
+    /// Worker threads.
+    pub jobs: usize,
+    /// Split every this many nodes, whether or not a worker is idle (tests use it to make
+    /// small runs split often); `None`: only when a worker is idle.
+    pub split_every: Option<u32>,
+}
+
+/// Runs Algorithm 1 on the program-like unfolding of `sys` with worker threads (see the
+/// module documentation); `unfolding` must have no cutoffs. Its event limit holds for each
+/// replica, so the caller divides it.
+pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
+    sys: &S,
+    unfolding: ProgramOptions,
+    opts: &ExploreOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+    parallel: ParallelOptions,
+) -> Result<(ExploreOutcome, ParallelStats), ModelError> {
+    debug_assert_eq!(unfolding.cutoff, crate::unfold::cutoff::CutoffMode::None);
+    let jobs = parallel.jobs.max(1);
+    let shared = Shared {
+        sys,
+        opts,
+        unfolding,
+        budget: budget.with_own_cancel(),
+        jobs,
+        split_every: parallel.split_every.map(|n| n.max(1)),
+        queued: AtomicUsize::new(0),
+        active: AtomicUsize::new(0),
+        replicas: AtomicU64::new(0),
+        found: AtomicBool::new(false),
+        merged: Mutex::new(Merged::default()),
+        running: (0..jobs).map(|_| Mutex::new([0; 3])).collect(),
+    };
+    let initial = sys.initial_state();
+    if let Some((c, msg)) = find_fault(sys, &initial) {
+        let finding = Finding::new(
+            FindingKind::Fault,
+            sys.describe_state(&initial),
+            Some(format!("{}: {msg}", sys.component_name(c))),
+            StepNames::default().witness(sys, []),
+        );
+        let mut m = lock(&shared.merged);
+        m.out.findings.push(finding);
+        if !opts.all {
+            return Ok((std::mem::take(&mut m.out), ParallelStats::default()));
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("qpor-worker-{i}"))
+        .build()
+        .map_err(|e| ModelError::new(format!("cannot start {jobs} worker threads: {e}")))?;
+    let start = Instant::now();
+    std::thread::scope(|threads| {
+        let shared = &shared;
+        let pool = &pool;
+        let workers = threads.spawn(move || {
+            pool.scope(|scope| {
+                let first = Fresh {
+                    root: Vec::new(),
+                    node: LevelTask::default(),
+                    scope: None,
+                };
+                give(scope, shared, first);
+            })
+        });
+        let mut last_progress = 0.0;
+        while !workers.is_finished() {
+            std::thread::sleep(POLL);
+            if let Some(why) = budget.exhausted() {
+                shared.budget.cancel_token().stop(why);
+            }
+            let secs = start.elapsed().as_secs_f64();
+            if secs - last_progress >= crate::engine::Pacer::PROGRESS_EVERY {
+                last_progress = secs;
+                observer.progress(&shared.progress(secs));
+            }
+        }
+        if let Err(panic) = workers.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
+    let mut m = shared.merged.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(e) = m.error {
+        return Err(e);
+    }
+    if shared.found.load(Ordering::Relaxed) {
+        // The workers were stopped because the answer is known.
+        m.out.stopped = None;
+    }
+    let stats = ParallelStats { tasks: m.tasks };
+    Ok((m.out, stats))
+}
+
+/// Hands a fresh task to the pool.
+fn give<'s, S: System + Sync + ?Sized>(
+    scope: &rayon::Scope<'s>,
+    shared: &'s Shared<'s, S>,
+    task: Fresh<'s, S>,
+) {
+    shared.queued.fetch_add(1, Ordering::SeqCst);
+    scope.spawn(move |scope| {
+        shared.queued.fetch_sub(1, Ordering::SeqCst);
+        run(scope, shared, task);
+    });
+}
+
+/// Runs a fresh task in a new replica, then the continuations it is the last to end
+/// under, each in its owner's replica.
+fn run<'s, S: System + Sync + ?Sized>(
+    scope: &rayon::Scope<'s>,
+    shared: &'s Shared<'s, S>,
+    task: Fresh<'s, S>,
+) {
+    let cancel = shared.budget.cancel_token().clone();
+    if cancel.is_cancelled() {
+        return;
+    }
+    shared.active.fetch_add(1, Ordering::SeqCst);
+    let mut unf = ProgramUnfolding::new(shared.sys, shared.unfolding);
+    unf.watch(shared.budget.deadline(), cancel.clone());
+    let mut replica = Replica {
+        unf,
+        id: shared.replicas.fetch_add(1, Ordering::Relaxed),
+    };
+    let mut worker = Worker {
+        scope,
+        shared,
+        en: Vec::new(),
+        own: ExploreOutcome::default(),
+    };
+    let mut done = worker.start(&mut replica, task);
+    loop {
+        let (outcome, scope) = match done {
+            Ok(ended) => ended,
+            Err(halt) => {
+                worker.record(Err(halt));
+                break;
+            }
+        };
+        let stopped = worker.record(Ok(outcome));
+        if stopped || cancel.is_cancelled() {
+            break;
+        }
+        // Hand on: the innermost split may now resume, in its owner's replica.
+        let Some(next) = worker.end(replica, scope) else {
+            break;
+        };
+        replica = next.0;
+        done = worker.resume(&mut replica, next.1);
+    }
+    shared.active.fetch_sub(1, Ordering::SeqCst);
+}
+
+impl Merged {
+    /// Adds the outcome of a task.
+    fn add(&mut self, o: ExploreOutcome) {
+        let out = &mut self.out;
+        for f in o.findings {
+            if self.seen.insert((format!("{:?}", f.kind), f.state.clone())) {
+                out.findings.push(f);
+            }
+        }
+        // A task stopped because another found the answer is not a stop of the run: the
+        // caller clears it then.
+        if out.stopped.is_none() {
+            out.stopped = o.stopped;
+        }
+        out.max_configurations += o.max_configurations;
+        out.ssbs += o.ssbs;
+        out.cutoff_leaves += o.cutoff_leaves;
+        out.deadlock_leaves += o.deadlock_leaves;
+        out.termination_leaves += o.termination_leaves;
+        out.max_depth = out.max_depth.max(o.max_depth);
+        out.alt.add(&o.alt);
+        out.prunes += o.prunes;
+        let (u, v) = (&mut out.unfolding, o.unfolding);
+        u.events_created += v.events_created;
+        u.cutoff_events += v.cutoff_events;
+        u.events_alive_peak = u.events_alive_peak.max(v.events_alive_peak);
+        u.bytes = u.bytes.max(v.bytes);
+    }
+}
+
+impl<S: ?Sized> Shared<'_, S> {
+    /// Whether a worker has nothing to do: a running task should split its work.
+    fn hungry(&self) -> bool {
+        self.queued.load(Ordering::Relaxed) == 0 && self.active.load(Ordering::Relaxed) < self.jobs
+    }
+
+    /// The progress of the whole run: finished tasks plus the running ones.
+    fn progress(&self, seconds: f64) -> Progress {
+        let mut sum = {
+            let m = lock(&self.merged);
+            [
+                m.out.max_configurations,
+                m.out.ssbs,
+                m.out.unfolding.events_created,
+            ]
+        };
+        for slot in &self.running {
+            let s = *lock(slot);
+            for (total, x) in sum.iter_mut().zip(s) {
+                *total += x;
+            }
+        }
+        Progress {
+            engine: "qpor",
+            seconds,
+            counters: vec![
+                ("max_configurations", sum[0]),
+                ("ssbs", sum[1]),
+                ("events", sum[2]),
+                ("queued_tasks", self.queued.load(Ordering::Relaxed) as u64),
+            ],
+        }
+    }
+}
+
+/// Passes a task's progress to its worker's slot.
+struct SlotObserver<'a>(&'a Mutex<[u64; 3]>);
+
+impl Observer for SlotObserver<'_> {
+    fn progress(&mut self, p: &Progress) {
+        let get = |name: &str| p.counters.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
+        *lock(self.0) = [get("max_configurations"), get("ssbs"), get("events")];
+    }
+}
+
+/// What a task's exploration found, and the innermost split it ended under.
+type Ended<'s, S> = (ExploreOutcome, Option<Arc<Split<'s, S>>>);
+
+/// The tasks one worker runs.
+struct Worker<'w, 's, S: System + Sync + ?Sized> {
+    scope: &'w rayon::Scope<'s>,
+    shared: &'s Shared<'s, S>,
+    en: Vec<EventId>,
+    /// What the worker counted itself (the Alt calls at the roots of fresh tasks).
+    own: ExploreOutcome,
+}
+
+impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
+    /// Adds a task's outcome to the run's; true when the run must stop (an answer when
+    /// not collecting all, a limit, an error).
+    fn record(&mut self, done: Result<ExploreOutcome, Halt>) -> bool {
+        let shared = self.shared;
+        let mut own = std::mem::take(&mut self.own);
+        let slot = rayon::current_thread_index().unwrap_or(0) % shared.jobs;
+        *lock(&shared.running[slot]) = [0; 3];
+        let mut m = lock(&shared.merged);
+        m.tasks += 1;
+        let stop = match done {
+            Ok(explored) => {
+                let answered = !shared.opts.all
+                    && explored
+                        .findings
+                        .iter()
+                        .any(|f| f.kind != FindingKind::Termination);
+                if answered {
+                    shared.found.store(true, Ordering::SeqCst);
+                }
+                let stop = answered || explored.stopped.is_some();
+                m.add(explored);
+                stop
+            }
+            Err(Halt::Stop(why)) => {
+                own.stopped.get_or_insert(why);
+                true
+            }
+            Err(Halt::Model(e)) => {
+                m.error.get_or_insert(e);
+                true
+            }
+        };
+        m.add(own);
+        drop(m);
+        if stop {
+            shared.budget.cancel_token().cancel();
+        }
+        stop
+    }
+
+    /// Sets a new replica up at a fresh task's node and explores it.
+    fn start(&mut self, r: &mut Replica<'s, S>, task: Fresh<'s, S>) -> Result<Ended<'s, S>, Halt> {
+        let Fresh { root, node, scope } = task;
+        for &a in &root {
+            let e = self.enabled_by_action(&mut r.unf, a)?;
+            r.unf.push(e);
+        }
+        let mut d = Vec::with_capacity(node.avoid.len());
+        for &a in &node.avoid {
+            d.push(self.enabled_by_action(&mut r.unf, a)?);
+        }
+        for desc in &node.imports {
+            self.import(&mut r.unf, desc)?;
+        }
+        let Some(a) = self.alternative(&mut r.unf, &d)? else {
+            return Ok((ExploreOutcome::default(), scope));
+        };
+        let shared = self.shared;
+        let mut tree = NoTree;
+        let sub = Subtree::new(
+            &mut r.unf,
+            shared.sys,
+            shared.opts,
+            &shared.budget,
+            &mut tree,
+            d,
+            a,
+        );
+        self.explore(sub, r.id, scope)
+    }
+
+    /// Resumes a split's continuation in its owner's replica: back at C₀, it recreates D
+    /// and the trail level by level, with what the other tasks reported, and goes back up.
+    fn resume(&mut self, r: &mut Replica<'s, S>, split: Arc<Split<'s, S>>) -> Result<Ended<'s, S>, Halt> {
+        let levels = lock(&split.levels).take().unwrap_or_default();
+        while r.unf.config().len() > split.root_len {
+            r.unf.pop();
+        }
+        let mut d = Vec::new();
+        let mut trail = Vec::with_capacity(levels.len());
+        for level in &levels {
+            for &a in &level.avoid {
+                d.push(self.enabled_by_action(&mut r.unf, a)?);
+            }
+            for desc in &level.imports {
+                self.import(&mut r.unf, desc)?;
+            }
+            if let Some(a) = level.chosen {
+                let e = self.enabled_by_action(&mut r.unf, a)?;
+                trail.push((e, d.len()));
+                r.unf.push(e);
+            }
+        }
+        let shared = self.shared;
+        let mut tree = NoTree;
+        let mut sub = Subtree::resume(
+            &mut r.unf,
+            shared.sys,
+            shared.opts,
+            &shared.budget,
+            &mut tree,
+            trail,
+            d,
+        );
+        sub.protect(split.protect.clone());
+        self.explore(sub, r.id, split.parent.clone())
+    }
+
+    /// Explores `sub` in the replica `id`, splitting its work while other workers are idle.
+    fn explore(
+        &mut self,
+        mut sub: Subtree<'_, ProgramUnfolding<'s, S>, S>,
+        id: u64,
+        mut scope: Option<Arc<Split<'s, S>>>,
+    ) -> Result<Ended<'s, S>, Halt> {
+        let shared = self.shared;
+        let slot = rayon::current_thread_index().unwrap_or(0) % shared.jobs;
+        let mut observer = SlotObserver(&shared.running[slot]);
+        // Nodes to pass before looking again after a pause that found nothing to split;
+        // it doubles while nothing is found, since a look walks the trail.
+        let mut wait = 0u32;
+        let mut backoff = SPLIT_RETRY_NODES;
+        let mut nodes = 0u32;
+        loop {
+            let mut pause = || {
+                if wait > 0 {
+                    wait -= 1;
+                    return false;
+                }
+                if let Some(n) = shared.split_every {
+                    nodes += 1;
+                    return nodes % n == 0;
+                }
+                shared.hungry()
+            };
+            match sub.run(&mut observer, &mut pause).map_err(Halt::Model)? {
+                SubtreeEnd::Finished => break,
+                SubtreeEnd::Paused => {
+                    if self.split(&mut sub, id, &mut scope)? {
+                        backoff = SPLIT_RETRY_NODES;
+                    } else {
+                        wait = backoff;
+                        backoff = (backoff * 2).min(SPLIT_RETRY_MAX);
+                    }
+                }
+            }
+        }
+        Ok((sub.into_outcome(), scope))
+    }
+
+    /// After a task in replica `r` ended under `scope`, counts it off the innermost split.
+    /// If `r` owns that split, `r` is parked there (it holds U for the continuation, and
+    /// reports nothing yet: the continuation goes on in it). Otherwise `r` reports to the
+    /// splits above (none of which it owns: a replica owns only splits made below its
+    /// first task) and is dropped. Returns the owner's replica and the split to resume
+    /// when this was the last task under it.
+    #[allow(clippy::type_complexity)]
+    fn end(
+        &mut self,
+        mut r: Replica<'s, S>,
+        scope: Option<Arc<Split<'s, S>>>,
+    ) -> Option<(Replica<'s, S>, Arc<Split<'s, S>>)> {
+        let s = scope?;
+        if s.owner == r.id {
+            // Parked before counting off: the last task must find it.
+            *lock(&s.parked) = Some(r);
+        } else {
+            self.report(&mut r, &s);
+            drop(r);
+        }
+        if s.pending.fetch_sub(1, Ordering::SeqCst) != 1 {
+            return None;
+        }
+        let owner = lock(&s.parked).take()?;
+        Some((owner, s))
+    }
+
+    /// At a paused node: finds the shallowest node l of the trail whose chosen event e_l
+    /// has siblings in en(C_l) \ D_l pairwise in conflict with it and each other, X, or
+    /// else the paused node itself with any such X; hands the tasks (C_l ∪ {x}, D_l) of
+    /// X \ {x₀} to the pool (x₀ = e_l at a trail node); makes the continuation that
+    /// resumes the trail down to node l with D_l ∪ X there; and goes on as the task of
+    /// x₀. False when no node can be split.
+    fn split(
+        &mut self,
+        sub: &mut Subtree<'_, ProgramUnfolding<'s, S>, S>,
+        id: u64,
+        scope: &mut Option<Arc<Split<'s, S>>>,
+    ) -> Result<bool, Halt> {
+        let trail: Vec<(EventId, usize)> = sub.trail().collect();
+        let (node_en, d_all, _) = sub.node();
+        let (node_en, d_all) = (node_en.to_vec(), d_all.to_vec());
+        let unf = sub.unf();
+        let c_len = unf.config().len();
+        let root_len = c_len - trail.len();
+        for _ in &trail {
+            unf.pop();
+        }
+        let mut found = None;
+        for (l, &(e, d_len)) in trail.iter().enumerate() {
+            self.en.clear();
+            if let Err(err) = unf.enabled(&mut self.en) {
+                return Err(self.unfold_error(err));
+            }
+            let x = conflicting_group(unf, &self.en, &d_all[..d_len], Some(e));
+            if x.len() >= 2 {
+                found = Some((l, d_len, x));
+                break;
+            }
+            unf.push(e);
+        }
+        let (l, d_len, x) = match found {
+            Some(f) => f,
+            None => {
+                let x = conflicting_group(unf, &node_en, &d_all, None);
+                if x.len() < 2 {
+                    return Ok(false);
+                }
+                (trail.len(), d_all.len(), x)
+            }
+        };
+        // The node each event of D was added at: D grows at node j until level j chooses.
+        let node_of = |i: usize| trail.iter().position(|&(_, len)| i < len).unwrap_or(trail.len());
+        let d_l = &d_all[..d_len];
+        let added_at = |j: usize| -> Vec<EventId> {
+            d_l.iter()
+                .enumerate()
+                .filter(|&(i, _)| node_of(i) == j)
+                .map(|(_, &e)| e)
+                .collect()
+        };
+        // At C_l: the tasks of X \ {x₀}, and node l of the continuation.
+        let mut children = Vec::with_capacity(x.len() - 1);
+        for &xi in &x[1..] {
+            children.push(self.child(unf, xi, d_l));
+        }
+        let mut levels: Vec<LevelTask> = Vec::with_capacity(l + 1);
+        let mut avoid_l = added_at(l);
+        avoid_l.extend_from_slice(&x[1..]);
+        levels.push(level(unf, &avoid_l, x[0]));
+        // The levels above, deepest first, each at its C_j.
+        for j in (0..l).rev() {
+            let (e, _) = trail[j];
+            let popped = unf.pop();
+            debug_assert_eq!(popped, e);
+            levels.push(level(unf, &added_at(j), e));
+        }
+        levels.reverse();
+        for &(e, _) in &trail {
+            unf.push(e);
+        }
+        debug_assert_eq!(unf.config().len(), c_len);
+        let split = Arc::new(Split {
+            root_len,
+            owner: id,
+            protect: sub.kept(),
+            levels: Mutex::new(Some(levels)),
+            reported: Mutex::new(HashSet::new()),
+            pending: AtomicUsize::new(x.len()),
+            parked: Mutex::new(None),
+            parent: scope.clone(),
+        });
+        for (root, node) in children {
+            let task = Fresh {
+                root,
+                node,
+                scope: Some(split.clone()),
+            };
+            give(self.scope, self.shared, task);
+        }
+        *scope = Some(split);
+        if l < trail.len() {
+            // The trail below node l is the exploration of e_l's class, half done.
+            sub.drop_levels(l + 1);
+            return Ok(true);
+        }
+        // Split at the paused node: this task goes on as the one of x₀. D stays whole,
+        // events that now conflict with C included: the pruning of U keeps what conflicts
+        // with D, and the continuation resumed in this replica needs that for them.
+        let unf = sub.unf();
+        unf.push(x[0]);
+        match self.alternative(unf, &d_all)? {
+            Some(a) => sub.restart(d_all, a),
+            // The class is empty: nothing is left to explore here.
+            None => sub.finish(),
+        }
+        Ok(true)
+    }
+
+    /// The fresh task (C ∪ {x}, `d`) as its root and node: D keeps the events still
+    /// enabled, with the events of U in immediate conflict with them and compatible with
+    /// C ∪ {x}.
+    fn child(
+        &mut self,
+        unf: &mut ProgramUnfolding<'s, S>,
+        x: EventId,
+        d: &[EventId],
+    ) -> (Vec<ActionId>, LevelTask) {
+        unf.push(x);
+        let d: Vec<EventId> = d.iter().copied().filter(|&e| unf.is_enabled(e)).collect();
+        let mut found = Vec::new();
+        for &e in &d {
+            unf.compatible_immediate_conflicts(e, &mut found);
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|&e| !unf.in_config(e));
+        let node = LevelTask {
+            avoid: actions(unf, &d),
+            imports: found.into_iter().map(|e| describe(unf, e)).collect(),
+            chosen: None,
+        };
+        let root = actions(unf, unf.config());
+        unf.pop();
+        (root, node)
+    }
+
+    /// A = Alt(C, D), or `Some(∅)` when D is empty; `None` when the class is empty.
+    fn alternative(
+        &mut self,
+        unf: &mut ProgramUnfolding<'s, S>,
+        d: &[EventId],
+    ) -> Result<Option<Vec<EventId>>, Halt> {
+        if d.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        let in_d: HashSet<EventId> = d.iter().copied().collect();
+        let mut scratch = AltScratch::default();
+        scratch.set_deadline(self.shared.budget.deadline());
+        scratch.set_cancel(self.shared.budget.cancel_token().clone());
+        let j = alternative(
+            unf,
+            d,
+            &in_d,
+            self.shared.opts.alt,
+            &mut self.own.alt,
+            &mut scratch,
+        );
+        if j.is_none() && scratch.timed_out() {
+            return Err(Halt::Stop(self.why_out_of_time()));
+        }
+        Ok(j)
+    }
+
+    /// For the splits from `innermost` up, and each of their levels j, deepest first: the
+    /// events in immediate conflict with the event `r` chose at level j and compatible
+    /// with C_j go to the continuation's node j. Pops C.
+    fn report(&mut self, r: &mut Replica<'s, S>, innermost: &Arc<Split<'s, S>>) {
+        let mut conflicts = Vec::new();
+        let mut split = Some(innermost.clone());
+        while let Some(s) = split {
+            debug_assert_ne!(
+                s.owner, r.id,
+                "[qpor internal bug] a replica reports to its own split"
+            );
+            for j in (0..s.depth()).rev() {
+                while r.unf.config().len() > s.root_len + j + 1 {
+                    r.unf.pop();
+                }
+                let x = r.unf.pop();
+                conflicts.clear();
+                r.unf.compatible_immediate_conflicts(x, &mut conflicts);
+                let descs: Vec<Vec<ActionId>> = conflicts.iter().map(|&e| describe(&mut r.unf, e)).collect();
+                let mut reported = lock(&s.reported);
+                if let Some(levels) = lock(&s.levels).as_mut() {
+                    for desc in descs {
+                        if reported.insert((j, desc.clone())) {
+                            levels[j].imports.push(desc);
+                        }
+                    }
+                }
+            }
+            split = s.parent.clone();
+        }
+    }
+
+    /// The event of en(C) with action `a`: unique in the program-like unfolding.
+    fn enabled_by_action(&mut self, unf: &mut ProgramUnfolding<'s, S>, a: ActionId) -> Result<EventId, Halt> {
+        self.en.clear();
+        if let Err(e) = unf.enabled(&mut self.en) {
+            return Err(self.unfold_error(e));
+        }
+        let mut found = self.en.iter().copied().filter(|&e| unf.action(e) == a);
+        match (found.next(), found.next()) {
+            (Some(e), None) => Ok(e),
+            (None, _) => Err(Halt::Model(ModelError::new(format!(
+                "[qpor internal bug] a parallel task's action {} is not enabled in its replica",
+                a.0
+            )))),
+            (Some(_), Some(_)) => Err(Halt::Model(ModelError::new(format!(
+                "[qpor internal bug] two events of action {} are enabled at one configuration",
+                a.0
+            )))),
+        }
+    }
+
+    /// Creates the event `desc` describes (the actions of \[e\] \ C), leaving C as it was.
+    fn import(&mut self, unf: &mut ProgramUnfolding<'s, S>, desc: &[ActionId]) -> Result<(), Halt> {
+        for &a in desc {
+            let e = self.enabled_by_action(unf, a)?;
+            unf.push(e);
+        }
+        for _ in desc {
+            unf.pop();
+        }
+        Ok(())
+    }
+
+    /// Why the unfolding gave up: a model error, or a limit that ends the run.
+    fn unfold_error(&self, e: UnfoldError) -> Halt {
+        match e {
+            UnfoldError::Model(e) => Halt::Model(e),
+            UnfoldError::EventLimit(n) => Halt::Stop(StopReason::EventLimit(n)),
+            UnfoldError::TimeLimit => Halt::Stop(self.why_out_of_time()),
+        }
+    }
+
+    /// Why a search that gave up at its clock check did: cancelled, or out of time.
+    fn why_out_of_time(&self) -> StopReason {
+        let budget = &self.shared.budget;
+        budget.exhausted().unwrap_or_else(|| budget.time_limit_reached())
+    }
+}
+
+/// Node j of a continuation, at C_j: the events of D added there that do not conflict
+/// with C_j, and the event chosen. (A task that went on below a split keeps the D of the
+/// nodes above, whose events may conflict with its root; they are avoided anyway, and Alt
+/// looks only at enabled ones.) The owner's U holds what Alt needs for them.
+fn level<U: Unfolding + ?Sized>(unf: &U, avoid: &[EventId], chosen: EventId) -> LevelTask {
+    let avoid: Vec<EventId> = avoid.iter().copied().filter(|&e| unf.is_enabled(e)).collect();
+    LevelTask {
+        avoid: actions(unf, &avoid),
+        imports: Vec::new(),
+        chosen: Some(unf.action(chosen)),
+    }
+}
+
+/// The actions of `events`.
+fn actions<U: Unfolding + ?Sized>(unf: &U, events: &[EventId]) -> Vec<ActionId> {
+    events.iter().map(|&e| unf.action(e)).collect()
+}
+
+/// The actions of \[e\] \ C, causes first (e last).
+fn describe<U: Unfolding + ?Sized>(unf: &mut U, e: EventId) -> Vec<ActionId> {
+    let mut h = Vec::new();
+    unf.history_outside_config(e, &mut h);
+    actions(unf, &h)
+}
+
+/// The largest set found of events of `en` outside `d`, pairwise in conflict and not
+/// faults (a fault is reported where the exploration pushes it), seed first; with `seed`,
+/// the largest that contains it.
+fn conflicting_group<U: Unfolding + ?Sized>(
+    unf: &U,
+    en: &[EventId],
+    d: &[EventId],
+    seed: Option<EventId>,
+) -> Vec<EventId> {
+    let in_d: HashSet<EventId> = d.iter().copied().collect();
+    let candidates: Vec<EventId> = en
+        .iter()
+        .copied()
+        .filter(|e| !in_d.contains(e) && !unf.is_fault(*e))
+        .collect();
+    let seeds: Vec<EventId> = match seed {
+        Some(e) => vec![e],
+        None => candidates.iter().copied().take(SPLIT_SEEDS).collect(),
+    };
+    let mut best: Vec<EventId> = Vec::new();
+    for seed in seeds {
+        let mut group = vec![seed];
+        for &e in &candidates {
+            if e != seed && group.iter().all(|&g| unf.conflict(g, e)) {
+                group.push(e);
+            }
+        }
+        if group.len() > best.len() {
+            best = group;
+        }
+    }
+    best
+}
