@@ -34,7 +34,7 @@ pub struct QporOptions {
     pub no_prune: bool,
     /// Which unfolding backend to explore.
     pub unfolding: Backend,
-    /// Worker threads; more than one explores in parallel ([`super::parallel`]) where that
+    /// Worker threads; more than one explores in parallel (`qpor::parallel`) where that
     /// applies (the program-like unfolding without cutoffs), else the run is sequential.
     pub jobs: usize,
     /// With several jobs: split the work every this many nodes of the exploration tree
