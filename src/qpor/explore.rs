@@ -194,26 +194,18 @@ impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Subtree<'x, U, S> {
         }
     }
 
-    /// The exploration resumed at the deepest level of `trail` (each level: the event
-    /// chosen, and how long `d` was then), as if its left child had just been explored:
-    /// the first step adds that event to D and asks Alt. `d` holds D as it was at the
-    /// deepest choice, plus events already added to the deepest node's D.
-    pub(crate) fn resume(
-        unf: &'x mut U,
-        sys: &'x S,
-        opts: &'x ExploreOptions,
-        budget: &'x Budget,
-        tree: &'x mut dyn TreeListener,
-        trail: Vec<(EventId, usize)>,
-        d: Vec<EventId>,
-    ) -> Self {
-        let mut sub = Subtree::new(unf, sys, opts, budget, tree, d, Vec::new());
-        sub.x.levels = trail
+    /// The same exploration resumed at the deepest level of `trail` (each level: the event
+    /// chosen, and how long D was then), as if that level's left child had just been
+    /// explored: the first step adds its event to D and asks Alt. D (given to
+    /// [`Subtree::new`]) is as it was at the deepest choice, plus events already added to
+    /// the deepest node's D.
+    pub(crate) fn resumed_at(mut self, trail: Vec<(EventId, usize)>) -> Self {
+        self.x.levels = trail
             .into_iter()
             .map(|(chosen, d_len)| Level { chosen, d_len })
             .collect();
-        sub.backtrack_first = true;
-        sub
+        self.backtrack_first = true;
+        self
     }
 
     /// Explores until the subtree is done or `pause` says yes at a node.
@@ -247,9 +239,9 @@ impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Subtree<'x, U, S> {
         self.x.unf
     }
 
-    /// At a pause: en(C), D and A of the node.
-    pub(crate) fn node(&self) -> (&[EventId], &[EventId], &[EventId]) {
-        (&self.x.en, &self.x.d, &self.x.a)
+    /// At a pause: en(C) and D of the node.
+    pub(crate) fn node(&self) -> (&[EventId], &[EventId]) {
+        (&self.x.en, &self.x.d)
     }
 
     /// The trail below the subtree's root: for each level, the event chosen there and how

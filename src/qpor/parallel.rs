@@ -167,7 +167,7 @@ struct Shared<'a, S: ?Sized> {
 #[derive(Default)]
 struct Merged {
     out: ExploreOutcome,
-    seen: HashSet<(String, String)>,
+    seen: HashSet<(FindingKind, String)>,
     error: Option<ModelError>,
     tasks: u64,
 }
@@ -348,7 +348,7 @@ impl Merged {
     fn add(&mut self, o: ExploreOutcome) {
         let out = &mut self.out;
         for f in o.findings {
-            if self.seen.insert((format!("{:?}", f.kind), f.state.clone())) {
+            if self.seen.insert((f.kind, f.state.clone())) {
                 out.findings.push(f);
             }
         }
@@ -526,15 +526,16 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
         }
         let shared = self.shared;
         let mut tree = NoTree;
-        let mut sub = Subtree::resume(
+        let mut sub = Subtree::new(
             &mut r.unf,
             shared.sys,
             shared.opts,
             &shared.budget,
             &mut tree,
-            trail,
             d,
-        );
+            Vec::new(),
+        )
+        .resumed_at(trail);
         sub.protect(split.protect.clone());
         self.explore(sub, r.id, split.parent.clone())
     }
@@ -621,7 +622,7 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
         scope: &mut Option<Arc<Split<'s, S>>>,
     ) -> Result<bool, Halt> {
         let trail: Vec<(EventId, usize)> = sub.trail().collect();
-        let (node_en, d_all, _) = sub.node();
+        let (node_en, d_all) = sub.node();
         let (node_en, d_all) = (node_en.to_vec(), d_all.to_vec());
         let unf = sub.unf();
         let c_len = unf.config().len();
