@@ -65,7 +65,7 @@ mod system;
 mod unfold;
 mod walk;
 
-pub use check::{check, check_shared, CheckOptions, EngineChoice};
+pub use check::{check, check_distributed, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
     EngineRun, ExplicitCounters, Finding, FindingKind, LpCounters, Observer, PrefixSatCounters, Progress,
@@ -151,8 +151,9 @@ pub mod engines {
     pub mod qpor {
         pub use crate::qpor::alt::{alternative, AltScratch, AltStats};
         pub use crate::qpor::{
-            check_net, check_system, explore, AltMode, ExploreOptions, ExploreOutcome, LeafKind, NoTree,
-            QporOptions, TreeListener, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
+            check_net, check_system, check_system_distributed, explore, AltMode, ChannelTransport,
+            ExploreOptions, ExploreOutcome, LeafKind, NoTree, QporOptions, Transport, TreeListener,
+            DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
         };
     }
 }

@@ -105,6 +105,27 @@ fn qpor_explores_on_two_threads_when_asked_and_counts_alike() {
     assert_eq!(seq["stats"]["max_configurations"], 844);
 }
 
+/// Without the `mpi` feature, `--distributed` says how to get it (tests/distributed_mpi.rs
+/// runs it under mpirun when the feature is on).
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn distributed_runs_need_a_build_with_mpi_and_say_how() {
+    let o = qpor_line_exits(
+        "check --engine qpor --cutoff none --distributed models/proc/pi.proc",
+        2,
+    );
+    assert!(stderr(&o).contains("--features mpi"), "{}", stderr(&o));
+}
+
+#[test]
+fn distributed_runs_take_no_jobs() {
+    let o = qpor_line_exits(
+        "check --engine qpor --cutoff none --distributed --jobs 2 models/proc/pi.proc",
+        2,
+    );
+    assert!(stderr(&o).contains("mpirun -np"), "{}", stderr(&o));
+}
+
 #[test]
 fn qpor_alone_reports_its_own_statistics() {
     let o = qpor_line_exits("check --engine qpor --json models/nets/philosophers-5.pnml", 1);

@@ -8,14 +8,13 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::dead_states;
+use engine_support::{dead_states, program, shipped_programs, TABLE_1_SMALL};
 use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::qpor::{check_system, AltMode, NoTree, QporOptions};
 use qpor::net::{Decomposition, NetSystem};
 use qpor::unfolding::CutoffMode;
-use qpor::{load, Budget, LoadOptions, Model, Report, Silent, System, SystemOptions, Verdict};
-use std::path::Path;
+use qpor::{Budget, Report, Silent, System, SystemOptions, Verdict};
 
 /// The alternative modes compared: optimal and k-partial.
 const MODES: [AltMode; 3] = [AltMode::Optimal, AltMode::KPartial(1), AltMode::KPartial(2)];
@@ -83,17 +82,6 @@ fn assert_parallel_agrees<S: System + Sync + ?Sized>(sys: &S, what: &str) {
     }
 }
 
-/// A shipped program with its parameters.
-fn program(model: &str, params: &[(&str, i64)]) -> Model {
-    let opts = LoadOptions {
-        defines: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-        ..LoadOptions::default()
-    };
-    load(Path::new(&format!("models/proc/{model}.proc")), &opts)
-        .unwrap_or_else(|e| panic!("{model}: {e}"))
-        .model
-}
-
 fn assert_program_agrees(model: &str, params: &[(&str, i64)]) {
     let m = program(model, params);
     let sys = m.system(&SystemOptions::default()).unwrap();
@@ -120,21 +108,14 @@ proptest! {
 
 #[test]
 fn the_table_1_families_explore_alike_on_several_threads() {
-    assert_program_agrees("dispatcher", &[("S", 3), ("R", 3)]);
-    assert_program_agrees("mpat", &[("K", 4)]);
-    assert_program_agrees("multiprodcon", &[("P", 2), ("W", 3)]);
-    assert_program_agrees("pi", &[("T", 5)]);
-    assert_program_agrees("poke", &[("N", 4), ("K", 2)]);
+    for (model, params) in TABLE_1_SMALL {
+        assert_program_agrees(model, params);
+    }
 }
 
 #[test]
 fn the_shipped_programs_explore_alike_on_several_threads() {
-    for entry in std::fs::read_dir("models/proc").unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "proc") {
-            continue;
-        }
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+    for name in shipped_programs() {
         assert_program_agrees(&name, &[]);
     }
 }

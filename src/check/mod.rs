@@ -9,7 +9,7 @@ mod reduced;
 pub(crate) mod replay;
 mod schedule;
 
-use crate::engine::{Engine, EngineError, Observer, RunResult};
+use crate::engine::{Budget, Engine, EngineError, Observer, Report, RunResult};
 use crate::explicit::ExplicitOptions;
 use crate::prefix_sat::PrefixSatOptions;
 use crate::qpor::{AltMode, QporOptions};
@@ -220,6 +220,50 @@ pub(crate) const QPOR_JOBS_DEFAULT: usize = 1;
 /// The number of cores, or 1 when it cannot be known.
 pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Checks `model` with QPOR on the processes of `transport` (`--distributed`): every
+/// process calls it with the same model and options. Rank 0 returns the report, its
+/// witnesses replayed on the model as [`check`] does; the others return `None`. Needs
+/// `--engine qpor`, `--cutoff none` and the program-like unfolding.
+pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
+    model: &Model,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+    transport: &T,
+) -> Result<Option<Report>, EngineError> {
+    let refuse = |why: &str| Err(EngineError::from(crate::system::ModelError::new(why)));
+    if opts.engine != EngineChoice::Qpor {
+        return refuse("--distributed runs the qpor engine: give --engine qpor");
+    }
+    if opts.cutoff != CutoffMode::None {
+        return refuse(
+            "--distributed needs --cutoff none: which events are cutoffs depends on the order each process met the states",
+        );
+    }
+    if opts.unfolding.resolve(model, &opts.system) == Backend::General {
+        return refuse(
+            "--distributed explores the program-like unfolding, and this net needs the general one (a net with NUPN units or --components units has the program-like one)",
+        );
+    }
+    let deadline = opts
+        .time_limit
+        .and_then(|l| opts.started.unwrap_or_else(Instant::now).checked_add(l));
+    let budget = Budget::until(deadline, opts.time_limit);
+    let sys = model.system(&opts.system)?;
+    let qpor = QporOptions {
+        jobs: 1,
+        ..opts.qpor()
+    };
+    let Some(mut report) = crate::qpor::check_system_distributed(&*sys, &qpor, &budget, observer, transport)?
+    else {
+        return Ok(None);
+    };
+    for finding in &mut report.findings {
+        replay::replay(&*sys, finding, opts.witness_states)
+            .map_err(|e| EngineError::Internal(format!("qpor engine, distributed: {e}")))?;
+    }
+    Ok(Some(report))
 }
 
 /// The engines run on threads that may outlive the call (one that does not stop when told

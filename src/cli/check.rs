@@ -82,6 +82,11 @@ pub struct CheckArgs {
     /// No progress line on stderr.
     #[arg(long, short)]
     quiet: bool,
+    /// QPOR across the processes of an MPI run (`mpirun -np N qpor check --distributed
+    /// --engine qpor --cutoff none …`); rank 0 prints the report. Needs a qpor built with
+    /// `--features mpi`.
+    #[arg(long)]
+    distributed: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -146,6 +151,12 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     if a.jobs == Some(0) {
         return Err("--jobs 0: at least one engine must run".into());
     }
+    if a.distributed && a.jobs.is_some() {
+        return Err(
+            "--jobs with --distributed: each process explores on one thread; start more processes (mpirun -np N)"
+                .into(),
+        );
+    }
     let cap = a.memory.enforce()?;
     let deadline = time_limit.and_then(|l| started.checked_add(l));
     let model_args = a.model.clone();
@@ -182,6 +193,9 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         witness_states: a.witness.contains(&WitnessArg::States),
         reduce: a.reduce.map(|r| r == OnOff::On),
     };
+    if a.distributed {
+        return distributed(&a, &loaded.model, &opts);
+    }
     let mut progress = ProgressLine::new(!a.quiet);
     let result = qpor::check_shared(&Arc::new(loaded.model), &opts, &mut progress);
     progress.finish();
@@ -195,6 +209,42 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         Err(e) => return Err(format!("{shown}: {e}")),
     };
     print_report(&a, &report)
+}
+
+/// `--distributed`: the run across the processes of `mpirun`; rank 0 prints the report,
+/// and every process exits with its status.
+#[cfg(feature = "mpi")]
+fn distributed(a: &CheckArgs, model: &qpor::Model, opts: &CheckOptions) -> Result<u8, String> {
+    use super::mpi::MpiTransport;
+    let transport = MpiTransport::start()?;
+    let shown = a.model.shown();
+    let mut progress = ProgressLine::new(!a.quiet && transport.is_root());
+    let result = qpor::check_distributed(model, opts, &mut progress, &transport);
+    progress.finish();
+    let status = match result {
+        Ok(Some(report)) => print_report(a, &report),
+        Ok(None) => Ok(0),
+        Err(e @ EngineError::Internal(_)) => {
+            eprintln!("error: {shown}: {e}");
+            Ok(EXIT_INTERNAL)
+        }
+        Err(e) => Err(format!("{shown}: {e}")),
+    };
+    // Every process ends with rank 0's status, so that mpirun's is the run's.
+    let code = transport.agree_on_status(match &status {
+        Ok(code) => *code,
+        Err(_) => crate::EXIT_BAD_INPUT,
+    });
+    match status {
+        Err(e) if transport.is_root() => Err(e),
+        _ => Ok(code),
+    }
+}
+
+/// `--distributed` in a qpor built without MPI.
+#[cfg(not(feature = "mpi"))]
+fn distributed(_: &CheckArgs, _: &qpor::Model, _: &CheckOptions) -> Result<u8, String> {
+    Err("--distributed: this qpor was built without MPI; build it with `cargo build --release --features mpi` (Debian: apt-get install libopenmpi-dev openmpi-bin libclang-dev)".into())
 }
 
 /// Prints `report` as `a` asks (text or JSON, the witness file); returns the exit status.

@@ -17,6 +17,8 @@ pub mod dot;
 pub mod info;
 pub mod mcc;
 pub mod memory;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod reduce;
 pub mod reduce_net;
 pub mod unfold;

@@ -229,6 +229,9 @@ pub struct Settings {
     /// Threads of a parallel exploration, if it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobs: Option<usize>,
+    /// Processes of a distributed exploration, if it was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<usize>,
 }
 
 /// QPOR's alternatives as a setting: a number k, or a name.

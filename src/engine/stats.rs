@@ -209,9 +209,16 @@ pub struct QporCounters {
     pub max_depth: u64,
     /// Times U was pruned.
     pub prunes: u64,
-    /// Tasks of a parallel exploration (`--jobs`), if it was one.
+    /// Tasks of a parallel or distributed exploration (`--jobs`, `--distributed`), if it
+    /// was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tasks: Option<u64>,
+    /// Messages between the processes of a distributed exploration, both ways.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
+    /// Their bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_bytes: Option<u64>,
 }
 
 /// Resident memory of this process now, in bytes (Linux `VmRSS`), 0 if unknown.

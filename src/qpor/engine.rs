@@ -2,12 +2,13 @@
 //! general), runs Algorithm 1 ([`explore`](super::explore())) on it and turns the
 //! outcome into the common [`Report`].
 
+use super::distributed::{explore_distributed, Transport};
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
 use super::parallel::{explore_parallel, ParallelOptions};
 use super::AltMode;
 use crate::engine::{
-    drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, Observer, QporCounters, Report,
-    RunResult, Settings, Stats,
+    drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, EngineError, Observer,
+    QporCounters, Report, RunResult, Settings, Stats,
 };
 use crate::system::model::{Model, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
@@ -125,6 +126,53 @@ pub fn check_system<S: System + Sync + ?Sized>(
     observer: &mut dyn Observer,
     tree: &mut dyn TreeListener,
 ) -> RunResult {
+    let report = check_program_unfolding(sys, opts, budget, observer, tree, None::<&NoTransport>)?;
+    report.ok_or_else(|| ModelError::new("[qpor internal bug] a run on one process gave no report").into())
+}
+
+/// Runs QPOR on the program-like unfolding of `sys` with the processes of `transport`
+/// (`--distributed`; `--cutoff none` only): every process calls it with the same model and
+/// options, and rank 0 returns the report, the others `None`.
+pub fn check_system_distributed<S: System + Sync + ?Sized, T: Transport + ?Sized>(
+    sys: &S,
+    opts: &QporOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+    transport: &T,
+) -> Result<Option<Report>, EngineError> {
+    check_program_unfolding(sys, opts, budget, observer, &mut NoTree, Some(transport))
+}
+
+/// No processes to share the work with.
+enum NoTransport {}
+
+impl Transport for NoTransport {
+    fn rank(&self) -> usize {
+        match *self {}
+    }
+    fn size(&self) -> usize {
+        match *self {}
+    }
+    fn send(&self, _: usize, _: &[u8]) {
+        match *self {}
+    }
+    fn try_receive(&self) -> Option<Vec<u8>> {
+        match *self {}
+    }
+    fn receive(&self) -> Vec<u8> {
+        match *self {}
+    }
+}
+
+/// QPOR on the program-like unfolding: sequential, on threads, or on processes.
+fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
+    sys: &S,
+    opts: &QporOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+    tree: &mut dyn TreeListener,
+    distributed: Option<&T>,
+) -> Result<Option<Report>, EngineError> {
     use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
     let start = Instant::now();
     if !crate::unfold::program::supports(sys) {
@@ -148,12 +196,46 @@ pub fn check_system<S: System + Sync + ?Sized>(
             unfolding: Some("program"),
             ..Settings::default()
         };
-        return Ok(Report::new("qpor", Vec::new(), None, stats, settings));
+        return Ok(Some(Report::new("qpor", Vec::new(), None, stats, settings)));
     }
     let unfolding = ProgramOptions {
         cutoff: opts.cutoff,
         max_events: opts.effective_max_events(),
     };
+    if let Some(transport) = distributed {
+        if opts.cutoff != CutoffMode::None {
+            return Err(ModelError::new(
+                "a distributed exploration needs --cutoff none: which events are cutoffs depends on the order each process met the states",
+            )
+            .into());
+        }
+        let ranks = transport.size();
+        // The event limit holds for each replica: shared out, it bounds the run as before.
+        let unfolding = ProgramOptions {
+            max_events: unfolding.max_events.map(|n| n.div_ceil(ranks as u64)),
+            ..unfolding
+        };
+        let explored = explore_distributed(
+            sys,
+            unfolding,
+            &opts.explore_options(),
+            budget,
+            observer,
+            transport,
+            opts.split_every,
+        )?;
+        let Some((out, stats)) = explored else {
+            return Ok(None);
+        };
+        let mut report = report(out, opts, "program", start);
+        report.settings.ranks = Some(ranks);
+        if let Counters::Qpor(c) = &mut report.stats.counters {
+            c.tasks = Some(stats.tasks);
+            c.messages = Some(stats.messages);
+            c.message_bytes = Some(stats.message_bytes);
+        }
+        return Ok(Some(report));
+    }
     if opts.parallel() {
         // The event limit holds for each replica: shared out, it bounds the run as before.
         let unfolding = ProgramOptions {
@@ -177,12 +259,12 @@ pub fn check_system<S: System + Sync + ?Sized>(
         if let Counters::Qpor(c) = &mut report.stats.counters {
             c.tasks = Some(stats.tasks);
         }
-        return Ok(report);
+        return Ok(Some(report));
     }
     let mut unf = ProgramUnfolding::new(sys, unfolding);
     unf.watch(budget.deadline(), budget.cancel_token().clone());
     let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
-    Ok(report(out, opts, "program", start))
+    Ok(Some(report(out, opts, "program", start)))
 }
 
 /// The report of an exploration of the `backend` unfolding.
@@ -203,6 +285,8 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         max_depth: out.max_depth,
         prunes: out.prunes,
         tasks: None,
+        messages: None,
+        message_bytes: None,
     };
     let stats = Stats::new(Counters::Qpor(counters), start.elapsed().as_secs_f64());
     let settings = Settings {
@@ -214,6 +298,7 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         cutoff: Some(opts.cutoff.name()),
         unfolding: Some(backend),
         jobs: None,
+        ranks: None,
     };
     Report::new("qpor", out.findings, out.stopped, stats, settings)
 }

@@ -47,12 +47,11 @@
 //! supported: which events are cutoffs depends on the order in which a replica met states,
 //! so the classes would no longer be explored alike; the engine runs sequentially then.
 
-use super::alt::{alternative, AltScratch};
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
-use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames, StopReason};
+use super::replica::{ById, Halt, LevelTask, Replica, ReplicaOps};
+use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames};
 use crate::system::{find_fault, ActionId, ModelError, System};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
-use crate::unfold::{EventId, UnfoldError, Unfolding};
 use hashbrown::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -60,44 +59,22 @@ use std::time::{Duration, Instant};
 
 /// After a node that could not be split, how many nodes a task passes before it looks
 /// again while a worker is idle.
-const SPLIT_RETRY_NODES: u32 = 8;
+pub(super) const SPLIT_RETRY_NODES: u32 = 8;
 
 /// The most nodes passed between two looks for a split: each look walks the trail.
-const SPLIT_RETRY_MAX: u32 = 1 << 14;
-
-/// How many seeds are tried when looking for the largest set of pairwise conflicting
-/// enabled events at the paused node.
-const SPLIT_SEEDS: usize = 64;
+pub(super) const SPLIT_RETRY_MAX: u32 = 1 << 14;
 
 /// How often the calling thread reports progress and looks at the caller's budget.
 const POLL: Duration = Duration::from_millis(20);
-
-/// An unfolding replica, with the id that tells which splits it owns.
-struct Replica<'s, S: System + ?Sized> {
-    unf: ProgramUnfolding<'s, S>,
-    id: u64,
-}
 
 /// A task to start in a fresh replica: the node (C, D).
 struct Fresh<'s, S: System + ?Sized> {
     /// C, as a firing sequence from the initial state.
     root: Vec<ActionId>,
     /// D and what Alt needs for it.
-    node: LevelTask,
+    node: LevelTask<ActionId>,
     /// The innermost split whose continuation waits for this task.
     scope: Option<Arc<Split<'s, S>>>,
-}
-
-/// One node of a continuation, at C_j (C₀ plus the chosen events of the levels above).
-#[derive(Default)]
-struct LevelTask {
-    /// The events of D added at this node, by action (they are enabled at C_j).
-    avoid: Vec<ActionId>,
-    /// Events Alt needs in U that the replica may lack, each as the actions of
-    /// \[e\] \ C_j, causes first (e last).
-    imports: Vec<Vec<ActionId>>,
-    /// The event chosen at this node (`None` for the node of a fresh task).
-    chosen: Option<ActionId>,
 }
 
 /// A split: the tasks below it explore classes whose events were chosen at the levels
@@ -111,9 +88,9 @@ struct Split<'s, S: System + ?Sized> {
     /// Events of the owner's U whose immediate conflicts the continuation, or one it will
     /// resume after, needs in U: D of the exploration that split, and what it protected.
     /// Every exploration in the owner's replica until then keeps them through pruning.
-    protect: Vec<EventId>,
+    protect: Vec<crate::unfold::EventId>,
     /// The continuation's levels, with what the other tasks reported; taken once.
-    levels: Mutex<Option<Vec<LevelTask>>>,
+    levels: Mutex<Option<Vec<LevelTask<ActionId>>>>,
     /// Reported events already added, by level.
     reported: Mutex<HashSet<(usize, Vec<ActionId>)>>,
     /// Tasks under this split that have not ended; a task that splits again hands its
@@ -130,14 +107,6 @@ impl<S: System + ?Sized> Split<'_, S> {
     fn depth(&self) -> usize {
         lock(&self.levels).as_ref().map_or(0, Vec::len)
     }
-}
-
-/// Why a task ended before its exploration did.
-enum Halt {
-    /// The model's semantics failed.
-    Model(ModelError),
-    /// A limit was reached (the run stops).
-    Stop(StopReason),
 }
 
 /// What the workers share.
@@ -317,8 +286,7 @@ fn run<'s, S: System + Sync + ?Sized>(
     let mut worker = Worker {
         scope,
         shared,
-        en: Vec::new(),
-        own: ExploreOutcome::default(),
+        ops: ReplicaOps::new(shared.opts, &shared.budget),
     };
     let mut done = worker.start(&mut replica, task);
     loop {
@@ -425,9 +393,7 @@ type Ended<'s, S> = (ExploreOutcome, Option<Arc<Split<'s, S>>>);
 struct Worker<'w, 's, S: System + Sync + ?Sized> {
     scope: &'w rayon::Scope<'s>,
     shared: &'s Shared<'s, S>,
-    en: Vec<EventId>,
-    /// What the worker counted itself (the Alt calls at the roots of fresh tasks).
-    own: ExploreOutcome,
+    ops: ReplicaOps<'s, S>,
 }
 
 impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
@@ -435,7 +401,7 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
     /// not collecting all, a limit, an error).
     fn record(&mut self, done: Result<ExploreOutcome, Halt>) -> bool {
         let shared = self.shared;
-        let mut own = std::mem::take(&mut self.own);
+        let mut own = std::mem::take(&mut self.ops.own);
         let slot = rayon::current_thread_index().unwrap_or(0) % shared.jobs;
         *lock(&shared.running[slot]) = [0; 3];
         let mut m = lock(&shared.merged);
@@ -474,18 +440,7 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
     /// Sets a new replica up at a fresh task's node and explores it.
     fn start(&mut self, r: &mut Replica<'s, S>, task: Fresh<'s, S>) -> Result<Ended<'s, S>, Halt> {
         let Fresh { root, node, scope } = task;
-        for &a in &root {
-            let e = self.enabled_by_action(&mut r.unf, a)?;
-            r.unf.push(e);
-        }
-        let mut d = Vec::with_capacity(node.avoid.len());
-        for &a in &node.avoid {
-            d.push(self.enabled_by_action(&mut r.unf, a)?);
-        }
-        for desc in &node.imports {
-            self.import(&mut r.unf, desc)?;
-        }
-        let Some(a) = self.alternative(&mut r.unf, &d)? else {
+        let Some((d, a)) = self.ops.fresh(&mut r.unf, &mut ById, &root, &node)? else {
             return Ok((ExploreOutcome::default(), scope));
         };
         let shared = self.shared;
@@ -506,24 +461,7 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
     /// and the trail level by level, with what the other tasks reported, and goes back up.
     fn resume(&mut self, r: &mut Replica<'s, S>, split: Arc<Split<'s, S>>) -> Result<Ended<'s, S>, Halt> {
         let levels = lock(&split.levels).take().unwrap_or_default();
-        while r.unf.config().len() > split.root_len {
-            r.unf.pop();
-        }
-        let mut d = Vec::new();
-        let mut trail = Vec::with_capacity(levels.len());
-        for level in &levels {
-            for &a in &level.avoid {
-                d.push(self.enabled_by_action(&mut r.unf, a)?);
-            }
-            for desc in &level.imports {
-                self.import(&mut r.unf, desc)?;
-            }
-            if let Some(a) = level.chosen {
-                let e = self.enabled_by_action(&mut r.unf, a)?;
-                trail.push((e, d.len()));
-                r.unf.push(e);
-            }
-        }
+        let (d, trail) = self.ops.resumed(&mut r.unf, &mut ById, split.root_len, &levels)?;
         let shared = self.shared;
         let mut tree = NoTree;
         let mut sub = Subtree::new(
@@ -609,92 +547,29 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
         Some((owner, s))
     }
 
-    /// At a paused node: finds the shallowest node l of the trail whose chosen event e_l
-    /// has siblings in en(C_l) \ D_l pairwise in conflict with it and each other, X, or
-    /// else the paused node itself with any such X; hands the tasks (C_l ∪ {x}, D_l) of
-    /// X \ {x₀} to the pool (x₀ = e_l at a trail node); makes the continuation that
-    /// resumes the trail down to node l with D_l ∪ X there; and goes on as the task of
-    /// x₀. False when no node can be split.
+    /// Splits the paused node of `sub` ([`ReplicaOps::split`]): hands the tasks to the
+    /// pool under a new split, which becomes the scope of `sub`. False when no node can
+    /// be split.
     fn split(
         &mut self,
         sub: &mut Subtree<'_, ProgramUnfolding<'s, S>, S>,
         id: u64,
         scope: &mut Option<Arc<Split<'s, S>>>,
     ) -> Result<bool, Halt> {
-        let trail: Vec<(EventId, usize)> = sub.trail().collect();
-        let (node_en, d_all) = sub.node();
-        let (node_en, d_all) = (node_en.to_vec(), d_all.to_vec());
-        let unf = sub.unf();
-        let c_len = unf.config().len();
-        let root_len = c_len - trail.len();
-        for _ in &trail {
-            unf.pop();
-        }
-        let mut found = None;
-        for (l, &(e, d_len)) in trail.iter().enumerate() {
-            self.en.clear();
-            if let Err(err) = unf.enabled(&mut self.en) {
-                return Err(self.unfold_error(err));
-            }
-            let x = conflicting_group(unf, &self.en, &d_all[..d_len], Some(e));
-            if x.len() >= 2 {
-                found = Some((l, d_len, x));
-                break;
-            }
-            unf.push(e);
-        }
-        let (l, d_len, x) = match found {
-            Some(f) => f,
-            None => {
-                let x = conflicting_group(unf, &node_en, &d_all, None);
-                if x.len() < 2 {
-                    return Ok(false);
-                }
-                (trail.len(), d_all.len(), x)
-            }
+        let Some(plan) = self.ops.split(sub)? else {
+            return Ok(false);
         };
-        // The node each event of D was added at: D grows at node j until level j chooses.
-        let node_of = |i: usize| trail.iter().position(|&(_, len)| i < len).unwrap_or(trail.len());
-        let d_l = &d_all[..d_len];
-        let added_at = |j: usize| -> Vec<EventId> {
-            d_l.iter()
-                .enumerate()
-                .filter(|&(i, _)| node_of(i) == j)
-                .map(|(_, &e)| e)
-                .collect()
-        };
-        // At C_l: the tasks of X \ {x₀}, and node l of the continuation.
-        let mut children = Vec::with_capacity(x.len() - 1);
-        for &xi in &x[1..] {
-            children.push(self.child(unf, xi, d_l));
-        }
-        let mut levels: Vec<LevelTask> = Vec::with_capacity(l + 1);
-        let mut avoid_l = added_at(l);
-        avoid_l.extend_from_slice(&x[1..]);
-        levels.push(level(unf, &avoid_l, x[0]));
-        // The levels above, deepest first, each at its C_j.
-        for j in (0..l).rev() {
-            let (e, _) = trail[j];
-            let popped = unf.pop();
-            debug_assert_eq!(popped, e);
-            levels.push(level(unf, &added_at(j), e));
-        }
-        levels.reverse();
-        for &(e, _) in &trail {
-            unf.push(e);
-        }
-        debug_assert_eq!(unf.config().len(), c_len);
         let split = Arc::new(Split {
-            root_len,
+            root_len: plan.root_len,
             owner: id,
-            protect: sub.kept(),
-            levels: Mutex::new(Some(levels)),
+            protect: plan.protect,
+            levels: Mutex::new(Some(plan.levels)),
             reported: Mutex::new(HashSet::new()),
-            pending: AtomicUsize::new(x.len()),
+            pending: AtomicUsize::new(plan.children.len() + 1),
             parked: Mutex::new(None),
             parent: scope.clone(),
         });
-        for (root, node) in children {
+        for (root, node) in plan.children {
             let task = Fresh {
                 root,
                 node,
@@ -703,214 +578,36 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
             give(self.scope, self.shared, task);
         }
         *scope = Some(split);
-        if l < trail.len() {
-            // The trail below node l is the exploration of e_l's class, half done.
-            sub.drop_levels(l + 1);
-            return Ok(true);
-        }
-        // Split at the paused node: this task goes on as the one of x₀. D stays whole,
-        // events that now conflict with C included: the pruning of U keeps what conflicts
-        // with D, and the continuation resumed in this replica needs that for them.
-        let unf = sub.unf();
-        unf.push(x[0]);
-        match self.alternative(unf, &d_all)? {
-            Some(a) => sub.restart(d_all, a),
-            // The class is empty: nothing is left to explore here.
-            None => sub.finish(),
-        }
         Ok(true)
     }
 
-    /// The fresh task (C ∪ {x}, `d`) as its root and node: D keeps the events still
-    /// enabled, with the events of U in immediate conflict with them and compatible with
-    /// C ∪ {x}.
-    fn child(
-        &mut self,
-        unf: &mut ProgramUnfolding<'s, S>,
-        x: EventId,
-        d: &[EventId],
-    ) -> (Vec<ActionId>, LevelTask) {
-        unf.push(x);
-        let d: Vec<EventId> = d.iter().copied().filter(|&e| unf.is_enabled(e)).collect();
-        let mut found = Vec::new();
-        for &e in &d {
-            unf.compatible_immediate_conflicts(e, &mut found);
-        }
-        found.sort_unstable();
-        found.dedup();
-        found.retain(|&e| !unf.in_config(e));
-        let node = LevelTask {
-            avoid: actions(unf, &d),
-            imports: found.into_iter().map(|e| describe(unf, e)).collect(),
-            chosen: None,
-        };
-        let root = actions(unf, unf.config());
-        unf.pop();
-        (root, node)
-    }
-
-    /// A = Alt(C, D), or `Some(∅)` when D is empty; `None` when the class is empty.
-    fn alternative(
-        &mut self,
-        unf: &mut ProgramUnfolding<'s, S>,
-        d: &[EventId],
-    ) -> Result<Option<Vec<EventId>>, Halt> {
-        if d.is_empty() {
-            return Ok(Some(Vec::new()));
-        }
-        let in_d: HashSet<EventId> = d.iter().copied().collect();
-        let mut scratch = AltScratch::default();
-        scratch.set_deadline(self.shared.budget.deadline());
-        scratch.set_cancel(self.shared.budget.cancel_token().clone());
-        let j = alternative(
-            unf,
-            d,
-            &in_d,
-            self.shared.opts.alt,
-            &mut self.own.alt,
-            &mut scratch,
-        );
-        if j.is_none() && scratch.timed_out() {
-            return Err(Halt::Stop(self.why_out_of_time()));
-        }
-        Ok(j)
-    }
-
-    /// For the splits from `innermost` up, and each of their levels j, deepest first: the
-    /// events in immediate conflict with the event `r` chose at level j and compatible
-    /// with C_j go to the continuation's node j. Pops C.
+    /// Adds what the task that ended in `r` reports ([`ReplicaOps::reports`]) to the
+    /// continuations of the splits from `innermost` up. Pops C.
     fn report(&mut self, r: &mut Replica<'s, S>, innermost: &Arc<Split<'s, S>>) {
-        let mut conflicts = Vec::new();
+        let mut chain = Vec::new();
         let mut split = Some(innermost.clone());
         while let Some(s) = split {
             debug_assert_ne!(
                 s.owner, r.id,
                 "[qpor internal bug] a replica reports to its own split"
             );
-            for j in (0..s.depth()).rev() {
-                while r.unf.config().len() > s.root_len + j + 1 {
-                    r.unf.pop();
-                }
-                let x = r.unf.pop();
-                conflicts.clear();
-                r.unf.compatible_immediate_conflicts(x, &mut conflicts);
-                let descs: Vec<Vec<ActionId>> = conflicts.iter().map(|&e| describe(&mut r.unf, e)).collect();
-                let mut reported = lock(&s.reported);
-                if let Some(levels) = lock(&s.levels).as_mut() {
-                    for desc in descs {
-                        if reported.insert((j, desc.clone())) {
-                            levels[j].imports.push(desc);
-                        }
+            chain.push((s.root_len, s.depth()));
+            split = s.parent.clone();
+        }
+        let found = self.ops.reports(&mut r.unf, &chain);
+        let mut split = Some(innermost.clone());
+        for found in found {
+            let Some(s) = split else { break };
+            let mut reported = lock(&s.reported);
+            if let Some(levels) = lock(&s.levels).as_mut() {
+                for (j, desc) in found {
+                    if reported.insert((j, desc.clone())) {
+                        levels[j].imports.push(desc);
                     }
                 }
             }
+            drop(reported);
             split = s.parent.clone();
         }
     }
-
-    /// The event of en(C) with action `a`: unique in the program-like unfolding.
-    fn enabled_by_action(&mut self, unf: &mut ProgramUnfolding<'s, S>, a: ActionId) -> Result<EventId, Halt> {
-        self.en.clear();
-        if let Err(e) = unf.enabled(&mut self.en) {
-            return Err(self.unfold_error(e));
-        }
-        let mut found = self.en.iter().copied().filter(|&e| unf.action(e) == a);
-        match (found.next(), found.next()) {
-            (Some(e), None) => Ok(e),
-            (None, _) => Err(Halt::Model(ModelError::new(format!(
-                "[qpor internal bug] a parallel task's action {} is not enabled in its replica",
-                a.0
-            )))),
-            (Some(_), Some(_)) => Err(Halt::Model(ModelError::new(format!(
-                "[qpor internal bug] two events of action {} are enabled at one configuration",
-                a.0
-            )))),
-        }
-    }
-
-    /// Creates the event `desc` describes (the actions of \[e\] \ C), leaving C as it was.
-    fn import(&mut self, unf: &mut ProgramUnfolding<'s, S>, desc: &[ActionId]) -> Result<(), Halt> {
-        for &a in desc {
-            let e = self.enabled_by_action(unf, a)?;
-            unf.push(e);
-        }
-        for _ in desc {
-            unf.pop();
-        }
-        Ok(())
-    }
-
-    /// Why the unfolding gave up: a model error, or a limit that ends the run.
-    fn unfold_error(&self, e: UnfoldError) -> Halt {
-        match e {
-            UnfoldError::Model(e) => Halt::Model(e),
-            UnfoldError::EventLimit(n) => Halt::Stop(StopReason::EventLimit(n)),
-            UnfoldError::TimeLimit => Halt::Stop(self.why_out_of_time()),
-        }
-    }
-
-    /// Why a search that gave up at its clock check did: cancelled, or out of time.
-    fn why_out_of_time(&self) -> StopReason {
-        let budget = &self.shared.budget;
-        budget.exhausted().unwrap_or_else(|| budget.time_limit_reached())
-    }
-}
-
-/// Node j of a continuation, at C_j: the events of D added there that do not conflict
-/// with C_j, and the event chosen. (A task that went on below a split keeps the D of the
-/// nodes above, whose events may conflict with its root; they are avoided anyway, and Alt
-/// looks only at enabled ones.) The owner's U holds what Alt needs for them.
-fn level<U: Unfolding + ?Sized>(unf: &U, avoid: &[EventId], chosen: EventId) -> LevelTask {
-    let avoid: Vec<EventId> = avoid.iter().copied().filter(|&e| unf.is_enabled(e)).collect();
-    LevelTask {
-        avoid: actions(unf, &avoid),
-        imports: Vec::new(),
-        chosen: Some(unf.action(chosen)),
-    }
-}
-
-/// The actions of `events`.
-fn actions<U: Unfolding + ?Sized>(unf: &U, events: &[EventId]) -> Vec<ActionId> {
-    events.iter().map(|&e| unf.action(e)).collect()
-}
-
-/// The actions of \[e\] \ C, causes first (e last).
-fn describe<U: Unfolding + ?Sized>(unf: &mut U, e: EventId) -> Vec<ActionId> {
-    let mut h = Vec::new();
-    unf.history_outside_config(e, &mut h);
-    actions(unf, &h)
-}
-
-/// The largest set found of events of `en` outside `d`, pairwise in conflict and not
-/// faults (a fault is reported where the exploration pushes it), seed first; with `seed`,
-/// the largest that contains it.
-fn conflicting_group<U: Unfolding + ?Sized>(
-    unf: &U,
-    en: &[EventId],
-    d: &[EventId],
-    seed: Option<EventId>,
-) -> Vec<EventId> {
-    let in_d: HashSet<EventId> = d.iter().copied().collect();
-    let candidates: Vec<EventId> = en
-        .iter()
-        .copied()
-        .filter(|e| !in_d.contains(e) && !unf.is_fault(*e))
-        .collect();
-    let seeds: Vec<EventId> = match seed {
-        Some(e) => vec![e],
-        None => candidates.iter().copied().take(SPLIT_SEEDS).collect(),
-    };
-    let mut best: Vec<EventId> = Vec::new();
-    for seed in seeds {
-        let mut group = vec![seed];
-        for &e in &candidates {
-            if e != seed && group.iter().all(|&g| unf.conflict(g, e)) {
-                group.push(e);
-            }
-        }
-        if group.len() > best.len() {
-            best = group;
-        }
-    }
-    best
 }

@@ -154,6 +154,15 @@ pub trait System {
     /// Human-readable name of an action, as it appears in witnesses.
     fn action_name(&self, a: ActionId) -> String;
 
+    /// What identifies action `a` whatever order the actions were met in: equal for the
+    /// same action in every process that loaded the same model, different for different
+    /// actions. Processes of a distributed run name actions by it. The id itself, for
+    /// systems whose actions are numbered up front; systems that number actions as they
+    /// meet them must override it.
+    fn action_key(&self, a: ActionId) -> Vec<u32> {
+        vec![a.0]
+    }
+
     /// The component that "owns" an action (the process executing it), if the system has
     /// such a notion; witnesses group steps by owner.
     fn action_owner(&self, _a: ActionId) -> Option<CompId> {

@@ -56,6 +56,10 @@ impl System for OneSafeWatch<'_> {
         self.inner.action_name(a)
     }
 
+    fn action_key(&self, a: ActionId) -> Vec<u32> {
+        self.inner.action_key(a)
+    }
+
     fn local_name(&self, c: CompId, l: Local) -> String {
         self.inner.local_name(c, l)
     }

@@ -98,3 +98,36 @@ pub fn assert_qpor_agrees(r: &Report, oracle: &Report, what: &str, alt: AltMode,
         assert_eq!(r.stats.get("ssbs"), Some(0), "{what}: SSB in optimal mode");
     }
 }
+
+/// The Table 1 families at sizes small enough to compare runs of every kind: name and
+/// parameters.
+pub const TABLE_1_SMALL: [(&str, &[(&str, i64)]); 5] = [
+    ("dispatcher", &[("S", 3), ("R", 3)]),
+    ("mpat", &[("K", 4)]),
+    ("multiprodcon", &[("P", 2), ("W", 3)]),
+    ("pi", &[("T", 5)]),
+    ("poke", &[("N", 4), ("K", 2)]),
+];
+
+/// The shipped program `models/proc/{model}.proc` with its parameters.
+pub fn program(model: &str, params: &[(&str, i64)]) -> qpor::Model {
+    let opts = qpor::LoadOptions {
+        defines: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        ..qpor::LoadOptions::default()
+    };
+    qpor::load(std::path::Path::new(&format!("models/proc/{model}.proc")), &opts)
+        .unwrap_or_else(|e| panic!("{model}: {e}"))
+        .model
+}
+
+/// The names of the shipped programs (`models/proc/*.proc`).
+pub fn shipped_programs() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir("models/proc")
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "proc"))
+        .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}

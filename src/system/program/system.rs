@@ -4,7 +4,7 @@
 
 use super::code::CompKind;
 use super::interp::Eval;
-use super::tables::{FireKey, PState, Tables, DONE, FREE, IDLE};
+use super::tables::{ActKind, FireKey, PState, Tables, DONE, FREE, IDLE};
 use super::{internal, Program};
 use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
 use smallvec::SmallVec;
@@ -195,6 +195,33 @@ impl System for ProgramSystem<'_> {
             .get(a.index())
             .map(|x| x.name.clone())
             .unwrap_or_else(|| format!("action {}", a.0))
+    }
+
+    /// Actions are interned as met: the key is what they were interned by, the pending
+    /// statement(s) (instance, program point, components touched) and the branch.
+    fn action_key(&self, a: ActionId) -> Vec<u32> {
+        let t = self.tables();
+        let Some(info) = t.actions.get(a.index()) else {
+            return vec![u32::MAX, a.0];
+        };
+        let mut key = Vec::with_capacity(12);
+        let pending = |key: &mut Vec<u32>, p: u32| {
+            let p = &t.pends[p as usize];
+            key.extend([p.inst, p.pc, p.touched.len() as u32]);
+            key.extend(p.touched.iter().map(|c| c.0));
+        };
+        match info.kind {
+            ActKind::Single { pend, branch } => {
+                key.extend([0, branch]);
+                pending(&mut key, pend);
+            }
+            ActKind::Meet { send, recv } => {
+                key.push(1);
+                pending(&mut key, send);
+                pending(&mut key, recv);
+            }
+        }
+        key
     }
 
     fn action_owner(&self, a: ActionId) -> Option<CompId> {

@@ -1,0 +1,180 @@
+//! QPOR on several processes (`--distributed`) against the sequential run, with the ranks
+//! as threads passing messages through channels ([`ChannelTransport`]): the protocol is
+//! the one MPI carries (tests/cli.rs runs it under `mpirun` when the `mpi` feature is on).
+//! Each rank loads the model itself, so the programs' actions are numbered differently in
+//! each and the messages must name them by key. Compared: maximal configurations,
+//! deadlocks, terminations and dead states, for 2 and 3 ranks, splitting every few nodes
+//! (small runs end before a rank is idle) or only when a rank is idle; in optimal mode no
+//! SSB; and the verdict when stopping at the first deadlock.
+
+mod net_support;
+
+mod engine_support;
+use engine_support::{dead_states, program, shipped_programs, TABLE_1_SMALL};
+use net_support::random_net;
+use proptest::prelude::*;
+use qpor::engines::qpor::{
+    check_system, check_system_distributed, AltMode, ChannelTransport, NoTree, QporOptions,
+};
+use qpor::net::{Decomposition, Net, NetSystem};
+use qpor::unfolding::CutoffMode;
+use qpor::{Budget, Report, Silent, System, SystemOptions, Verdict};
+
+/// The alternative modes compared: optimal and k-partial.
+const MODES: [AltMode; 2] = [AltMode::Optimal, AltMode::KPartial(1)];
+
+/// The sequential runs compared stay within this many events.
+const SEQUENTIAL_EVENTS: u64 = 50_000;
+
+fn options(alt: AltMode, first: bool, split_every: Option<u32>, sequential: bool) -> QporOptions {
+    QporOptions {
+        alt,
+        all: !first,
+        cutoff: CutoffMode::None,
+        max_events: sequential.then_some(SEQUENTIAL_EVENTS),
+        split_every,
+        ..QporOptions::default()
+    }
+}
+
+/// Runs `ranks` ranks on threads, each on the system `system` builds for it; rank 0's
+/// report.
+fn distributed<F>(ranks: usize, opts: &QporOptions, system: F) -> Report
+where
+    F: Fn(&mut dyn FnMut(&(dyn System + Sync)) -> Option<Report>) -> Option<Report> + Sync,
+{
+    let transports = ChannelTransport::group(ranks);
+    let reports: Vec<Option<Report>> = std::thread::scope(|s| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .map(|t| {
+                let system = &system;
+                s.spawn(move || {
+                    system(&mut |sys| {
+                        check_system_distributed(sys, opts, &Budget::unlimited(), &mut Silent, &t).unwrap()
+                    })
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut reports = reports.into_iter();
+    let first = reports.next().unwrap().expect("rank 0 reports");
+    assert!(reports.all(|r| r.is_none()), "only rank 0 reports");
+    first
+}
+
+fn count(r: &Report, name: &str) -> u64 {
+    r.stats.get(name).unwrap_or_else(|| panic!("no counter {name}"))
+}
+
+/// Compares the distributed runs of the system `system` builds (once per rank) with the
+/// sequential run of `seq_sys`.
+fn assert_distributed_agrees<F>(seq_sys: &(dyn System + Sync), what: &str, system: F)
+where
+    F: Fn(&mut dyn FnMut(&(dyn System + Sync)) -> Option<Report>) -> Option<Report> + Sync,
+{
+    for alt in MODES {
+        let seq = check_system(
+            seq_sys,
+            &options(alt, false, None, true),
+            &Budget::unlimited(),
+            &mut Silent,
+            &mut NoTree,
+        )
+        .unwrap();
+        if seq.stopped.is_some() {
+            // A cyclic model, or too big for the event budget: nothing exact to compare.
+            continue;
+        }
+        for (ranks, split_every) in [(2, Some(1)), (3, Some(5)), (2, None)] {
+            let how = format!("{what}, {alt:?}, {ranks} ranks, split every {split_every:?}");
+            let first = distributed(ranks, &options(alt, true, split_every, false), &system);
+            assert_eq!(first.verdict, seq.verdict, "{how}: first deadlock");
+            if first.verdict == Verdict::Deadlock {
+                assert_eq!(first.stopped, None, "{how}");
+                let found = dead_states(&first).into_iter().next().unwrap();
+                assert!(dead_states(&seq).contains(&found), "{how}: {found:?}");
+            }
+            let par = distributed(ranks, &options(alt, false, split_every, false), &system);
+            assert_eq!(par.stopped, None, "{how}");
+            assert_eq!(par.verdict, seq.verdict, "{how}");
+            for name in ["max_configurations", "deadlocks", "terminations"] {
+                assert_eq!(count(&par, name), count(&seq, name), "{how}: {name}");
+            }
+            assert_eq!(dead_states(&par), dead_states(&seq), "{how}: dead states");
+            if alt == AltMode::Optimal {
+                assert_eq!(count(&par, "ssbs"), 0, "{how}: an SSB in optimal mode");
+            }
+            assert!(count(&par, "messages") > 0 || ranks == 1, "{how}: no message");
+        }
+    }
+}
+
+/// Each rank loads the program itself, as the processes of an MPI run do.
+fn assert_program_agrees(model: &str, params: &[(&str, i64)]) {
+    let m = program(model, params);
+    let sys = m.system(&SystemOptions::default()).unwrap();
+    assert_distributed_agrees(&*sys, &format!("{model} {params:?}"), |run| {
+        let m = program(model, params);
+        let sys = m.system(&SystemOptions::default()).unwrap();
+        run(&*sys)
+    });
+}
+
+fn assert_net_agrees(net: &Net, what: &str) {
+    let sys = NetSystem::new(net, Decomposition::Places).unwrap();
+    assert_distributed_agrees(&sys, what, |run| {
+        let sys = NetSystem::new(net, Decomposition::Places).unwrap();
+        run(&sys)
+    });
+}
+
+fn cases() -> u32 {
+    std::env::var("QPOR_DISTRIBUTED_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_acyclic_nets_explore_alike_on_several_ranks(spec in random_net(2..=8, 1..=12, true, 2, 2)) {
+        assert_net_agrees(&spec.build(), &format!("{spec:?}"));
+    }
+}
+
+#[test]
+fn the_table_1_families_explore_alike_on_several_ranks() {
+    for (model, params) in TABLE_1_SMALL {
+        assert_program_agrees(model, params);
+    }
+}
+
+#[test]
+fn the_shipped_programs_explore_alike_on_several_ranks() {
+    for name in shipped_programs() {
+        assert_program_agrees(&name, &[]);
+    }
+}
+
+/// Mpat(5) is pruned: a continuation resumed in its owner's replica needs what the
+/// explorations in between kept.
+#[test]
+fn a_pruned_unfolding_keeps_what_waiting_continuations_need_across_ranks() {
+    for split_every in [1, 50] {
+        let opts = options(AltMode::Optimal, false, Some(split_every), false);
+        let r = distributed(2, &opts, |run| {
+            let m = program("mpat", &[("K", 5)]);
+            let sys = m.system(&SystemOptions::default()).unwrap();
+            run(&*sys)
+        });
+        assert_eq!(count(&r, "max_configurations"), 3840, "split every {split_every}");
+        assert!(
+            count(&r, "prunes") > 0,
+            "the run must prune for this test to mean anything"
+        );
+    }
+}
