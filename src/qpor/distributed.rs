@@ -31,11 +31,11 @@
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
 use super::parallel::{SPLIT_RETRY_MAX, SPLIT_RETRY_NODES};
-use super::replica::{ByKey, Halt, LevelTask, Replica, ReplicaOps};
+use super::replica::{counted_since, ByKey, Halt, LevelTask, Replica, ReplicaOps};
 use crate::engine::{Budget, Finding, FindingKind, Observer, Pacer, Progress, StepNames, StopReason};
 use crate::system::{find_fault, ActionId, ModelError, System};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
-use crate::unfold::EventId;
+use crate::unfold::{EventId, Unfolding};
 use hashbrown::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -543,6 +543,7 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
                 None => return Err((internal("got a report for a level it lacks"), owned.parent)),
             }
         }
+        let before = r.unf.stats();
         let (d, trail) = match self
             .ops
             .resumed(&mut r.unf, &mut self.keys, owned.root_len, &levels)
@@ -550,7 +551,9 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
             Ok(x) => x,
             Err(h) => return Err((h, owned.parent)),
         };
-        self.explore(r, d, Vec::new(), Some(trail), owned.protect, owned.parent)
+        let mut explored = self.explore(r, d, Vec::new(), Some(trail), owned.protect, owned.parent)?;
+        counted_since(&mut explored.0, &before);
+        Ok(explored)
     }
 
     /// Explores from the node (C, `d`, `a`) of replica `r` (or resumed at `trail`),

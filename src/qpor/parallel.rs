@@ -48,10 +48,11 @@
 //! so the classes would no longer be explored alike; the engine runs sequentially then.
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
-use super::replica::{ById, Halt, LevelTask, Replica, ReplicaOps};
+use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps};
 use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames};
 use crate::system::{find_fault, ActionId, ModelError, System};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
+use crate::unfold::Unfolding;
 use hashbrown::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -460,6 +461,7 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
     /// Resumes a split's continuation in its owner's replica: back at C₀, it recreates D
     /// and the trail level by level, with what the other tasks reported, and goes back up.
     fn resume(&mut self, r: &mut Replica<'s, S>, split: Arc<Split<'s, S>>) -> Result<Ended<'s, S>, Halt> {
+        let before = r.unf.stats();
         let levels = lock(&split.levels).take().unwrap_or_default();
         let (d, trail) = self.ops.resumed(&mut r.unf, &mut ById, split.root_len, &levels)?;
         let shared = self.shared;
@@ -475,7 +477,9 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
         )
         .resumed_at(trail);
         sub.protect(split.protect.clone());
-        self.explore(sub, r.id, split.parent.clone())
+        let mut ended = self.explore(sub, r.id, split.parent.clone())?;
+        counted_since(&mut ended.0, &before);
+        Ok(ended)
     }
 
     /// Explores `sub` in the replica `id`, splitting its work while other workers are idle.

@@ -14,7 +14,7 @@ use super::explore::{ExploreOptions, ExploreOutcome, Subtree};
 use crate::engine::{Budget, StopReason};
 use crate::system::{ActionId, ModelError, System};
 use crate::unfold::program::ProgramUnfolding;
-use crate::unfold::{EventId, UnfoldError, Unfolding};
+use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
 use hashbrown::{HashMap, HashSet};
 
 /// How many seeds are tried when looking for the largest set of pairwise conflicting
@@ -167,6 +167,15 @@ fn unique(mut found: impl Iterator<Item = EventId>, what: &dyn std::fmt::Debug) 
             "two events of action {what:?} are enabled at one configuration"
         )),
     }
+}
+
+/// Makes the unfolding counts of `out`, read off a replica at the end of a task, those of
+/// the task alone: `before` was read off the same replica when the task began. A replica
+/// runs several tasks (the continuations resumed in it), and the run adds them up.
+pub(super) fn counted_since(out: &mut ExploreOutcome, before: &UnfoldStats) {
+    let u = &mut out.unfolding;
+    u.events_created = u.events_created.saturating_sub(before.events_created);
+    u.cutoff_events = u.cutoff_events.saturating_sub(before.cutoff_events);
 }
 
 /// What every task does in its replica: set a node up from actions, split, report.
