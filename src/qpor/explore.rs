@@ -315,7 +315,6 @@ struct Explorer<'x, U: Unfolding + ?Sized, S: System + ?Sized> {
     /// thousands of events.
     pacer: Pacer,
     last_progress: f64,
-    alive_after_prune: u64,
     /// C's prefix of this length had its cex added at an earlier leaf.
     cex_done: usize,
     /// The last [`Explorer::forward`] stopped because its caller asked for a pause.
@@ -357,7 +356,6 @@ impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'x, U, S> {
             iterations: 0,
             pacer: Pacer::default(),
             last_progress: 0.0,
-            alive_after_prune: 0,
             cex_done: 0,
             paused: false,
             protect: Vec::new(),
@@ -582,9 +580,10 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
     /// Line 8, amortised: when U has grown by [`PRUNE_GROWTH`] since the last time, cut it
     /// to the causal closure of C ∪ D and the immediate conflicts of C ∪ D.
     fn prune_if_grown(&mut self) {
-        let alive = self.unf.stats().events_alive;
+        let stats = self.unf.stats();
+        let alive = stats.events_alive;
         let (num, den) = PRUNE_GROWTH;
-        if alive <= PRUNE_MIN || den * alive <= num * self.alive_after_prune {
+        if alive <= PRUNE_MIN || den * alive <= num * stats.alive_after_prune {
             return;
         }
         let mut keep: Vec<EventId> = self.d.clone();
@@ -602,7 +601,6 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
         }
         self.unf.prune(&keep);
         self.out.prunes += 1;
-        self.alive_after_prune = self.unf.stats().events_alive;
     }
 
     /// The configuration C as a firing sequence.

@@ -190,6 +190,10 @@ pub struct UnfoldStats {
     pub events_alive: u64,
     /// Most events alive at once.
     pub events_alive_peak: u64,
+    /// Events alive right after the last pruning (0 before any). QPOR prunes again once U
+    /// has grown past it by a ratio; kept with U, so that the explorations that follow each
+    /// other in one replica of a parallel run share it.
+    pub alive_after_prune: u64,
     /// Events created that are cutoffs.
     pub cutoff_events: u64,
     /// Bytes used by the live events and their summaries, approximately.

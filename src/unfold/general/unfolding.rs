@@ -203,6 +203,7 @@ impl Unfolding for GeneralUnfolding {
         for x in dead {
             self.free_event(x);
         }
+        self.stats.alive_after_prune = self.stats.events_alive;
     }
 
     fn stats(&self) -> UnfoldStats {

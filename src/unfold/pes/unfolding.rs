@@ -211,6 +211,8 @@ impl Unfolding for PesUnfolding<'_> {
             events_created: n,
             events_alive: n,
             events_alive_peak: n,
+            // Nothing is ever freed: as if just pruned, so that QPOR does not try.
+            alive_after_prune: n,
             cutoff_events: 0,
             bytes: n * 3 * blocks + self.immediate.iter().map(|v| v.len() as u64 * 4).sum::<u64>(),
         }

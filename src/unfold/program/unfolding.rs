@@ -193,6 +193,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         for x in dead {
             self.free_event(x);
         }
+        self.stats.alive_after_prune = self.stats.events_alive;
     }
 
     fn stats(&self) -> UnfoldStats {
