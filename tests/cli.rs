@@ -94,7 +94,7 @@ fn check_json_has_the_documented_shape() {
 #[test]
 fn qpor_explores_on_two_threads_when_asked_and_counts_alike() {
     let line = "check --engine qpor --json --optimal --cutoff none --all models/proc/poke.proc -D N=5 -D K=3";
-    let seq = json(&qpor_line_exits(line, 0));
+    let seq = json(&qpor_line_exits(&format!("{line} --jobs 1"), 0));
     let par = json(&qpor_line_exits(&format!("{line} --jobs 2"), 0));
     assert_eq!(par["jobs"], 2);
     assert!(seq.get("jobs").is_none(), "one job is the sequential run");

@@ -101,8 +101,9 @@ pub struct CheckOptions {
     /// Stop every engine, inconclusive, when the process holds more than this many
     /// megabytes.
     pub max_memory_mb: Option<u64>,
-    /// The portfolio: how many engines run at once; QPOR alone: how many threads explore
-    /// (`None`: one per core).
+    /// The portfolio: how many engines run at once (`None`: one per core); QPOR alone
+    /// without cutoffs: how many threads explore (`None`: one per core in optimal mode,
+    /// else one).
     pub jobs: Option<usize>,
     /// QPOR: how alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
     pub alt: AltMode,
@@ -136,10 +137,10 @@ impl CheckOptions {
             max_events: self.max_events,
             no_prune: self.no_prune,
             unfolding: self.unfolding,
-            // Asked for only: see `QPOR_JOBS_DEFAULT`. In the portfolio QPOR's share of
+            // See `qpor_jobs_default`. In the portfolio QPOR's share of
             // the cores is one thread.
             jobs: match self.engine {
-                EngineChoice::Qpor => self.jobs.unwrap_or(QPOR_JOBS_DEFAULT),
+                EngineChoice::Qpor => self.jobs.unwrap_or_else(|| qpor_jobs_default(self.alt)),
                 _ => 1,
             },
             split_every: None,
@@ -208,14 +209,18 @@ impl CheckOptions {
     }
 }
 
-/// Checks `model` for deadlocks with the engine (or the portfolio) of `opts`, within its
-/// limits. Every finding's witness has been replayed on the model; a witness the replay
-/// refuses is an [`EngineError::Internal`], never a verdict.
-///
-/// QPOR's worker threads when `--jobs` is not given. One: on two cores the parallel
-/// exploration is not yet faster than the sequential one on the paper's benchmarks (its
-/// tasks wait for each other's continuations; benches/README.md), so it is opt-in.
-pub(crate) const QPOR_JOBS_DEFAULT: usize = 1;
+/// QPOR's worker threads when `--jobs` is not given: one per core in optimal mode, where
+/// the parallel exploration gives exactly the sequential counts (and on two cores was
+/// 1.3–2× faster on four of the six Table 1 rows at the paper's sizes, 1.2–1.4× slower on
+/// Pol; benches/README.md); one with k-partial alternatives or SDPOR's, whose SSB count in
+/// parallel depends on the scheduling, so that a run's counts do not change from one run
+/// to the next unless asked.
+fn qpor_jobs_default(alt: AltMode) -> usize {
+    match alt {
+        AltMode::Optimal => cores(),
+        AltMode::KPartial(_) | AltMode::Sdpor => 1,
+    }
+}
 
 /// The number of cores, or 1 when it cannot be known.
 pub(crate) fn cores() -> usize {
@@ -266,6 +271,10 @@ pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
     Ok(Some(report))
 }
 
+/// Checks `model` for deadlocks with the engine (or the portfolio) of `opts`, within its
+/// limits. Every finding's witness has been replayed on the model; a witness the replay
+/// refuses is an [`EngineError::Internal`], never a verdict.
+///
 /// The engines run on threads that may outlive the call (one that does not stop when told
 /// is left behind, see `portfolio`), so they get their own copy of the model; use
 /// [`check_shared`] to lend them yours instead.

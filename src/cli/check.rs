@@ -26,7 +26,7 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto", value_parser = engine_parser())]
     engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core); qpor with --cutoff
-    /// none: how many threads explore (default: 1).
+    /// none: how many threads explore (default: one per core with --optimal, else 1).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]

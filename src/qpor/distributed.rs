@@ -265,9 +265,6 @@ pub(crate) struct DistributedStats {
     pub messages: u64,
     /// Their bytes.
     pub message_bytes: u64,
-    /// Tasks sent to a rank other than 0, and their bytes.
-    pub tasks_sent: u64,
-    pub task_bytes: u64,
 }
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with the processes of
@@ -429,10 +426,6 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
                 let c = self.coordinator.as_mut().expect("rank 0 coordinates");
                 c.stats.messages += 1;
                 c.stats.message_bytes += bytes.len() as u64;
-                if matches!(msg, Message::Task(_)) {
-                    c.stats.tasks_sent += 1;
-                    c.stats.task_bytes += bytes.len() as u64;
-                }
                 self.transport.send(to, &bytes);
             }
         }
