@@ -55,7 +55,7 @@ impl AltMode {
 }
 
 /// Counters of the alternative computations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AltStats {
     /// Calls of Alt.
     pub calls: u64,

@@ -30,8 +30,7 @@
 //! rank 0, which receives whenever it is idle and between the nodes of its own task.
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
-use super::parallel::{SPLIT_RETRY_MAX, SPLIT_RETRY_NODES};
-use super::replica::{counted_since, ByKey, Halt, LevelTask, Replica, ReplicaOps};
+use super::replica::{counted_since, ByKey, Halt, LevelTask, Replica, ReplicaOps, SplitPacer};
 use crate::engine::{Budget, Finding, FindingKind, Observer, Pacer, Progress, StepNames, StopReason};
 use crate::system::{find_fault, ActionId, ModelError, System};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
@@ -41,6 +40,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::Instant;
+
+/// How many nodes a task passes between two looks at the messages that have arrived.
+const POLL_NODES: u32 = 16;
 
 /// How the processes of a distributed run pass messages. Rank 0 coordinates.
 pub trait Transport {
@@ -171,34 +173,18 @@ impl From<WireStop> for StopReason {
 /// A task's outcome.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct WireOutcome {
-    /// Maximal configurations, SSBs, cutoff, deadlock and termination leaves, max depth,
-    /// prunes, events created, events alive at the peak, bytes.
-    counts: [u64; 10],
-    /// Alt: calls, combs, found, spikes, largest comb, combinations tried.
-    alt: [u64; 6],
+    /// The counts (the findings and the stop are below, in forms every process reads).
+    counts: ExploreOutcome,
     findings: Vec<WireFinding>,
     stopped: Option<WireStop>,
     error: Option<String>,
 }
 
 impl WireOutcome {
-    /// Adds `o`: its counts (maxima for the depth, the peak of live events, the bytes and
-    /// the largest comb), findings, and its stop or error if this has none.
+    /// Adds `o`: its counts ([`ExploreOutcome::add_counts`]), findings, and its stop or
+    /// error if this has none.
     fn absorb(&mut self, o: WireOutcome) {
-        for (i, x) in o.counts.iter().enumerate() {
-            if matches!(i, 5 | 8 | 9) {
-                self.counts[i] = self.counts[i].max(*x);
-            } else {
-                self.counts[i] += x;
-            }
-        }
-        for (i, x) in o.alt.iter().enumerate() {
-            if i == 4 {
-                self.alt[i] = self.alt[i].max(*x);
-            } else {
-                self.alt[i] += x;
-            }
-        }
+        self.counts.add_counts(&o.counts);
         self.findings.extend(o.findings);
         if self.stopped.is_none() {
             self.stopped = o.stopped;
@@ -294,7 +280,7 @@ pub(crate) fn explore_distributed<S: System + ?Sized, T: Transport + ?Sized>(
         jobs: VecDeque::new(),
         owned: HashMap::new(),
         hungry: false,
-        split_every: split_every.map(|n| n.max(1)),
+        split_every,
         finished: false,
         splits: 0,
         replicas: 0,
@@ -456,10 +442,10 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
             _ => return Ok(()),
         };
         let own = std::mem::take(&mut self.ops.own);
-        let mut outcome = self.wire_outcome(&own);
+        let mut outcome = self.wire_outcome(own);
         let (scope, reports) = match done {
             Ok((explored, replica, scope)) => {
-                let explored = self.wire_outcome(&explored);
+                let explored = self.wire_outcome(explored);
                 outcome.absorb(explored);
                 let reports = self.end(replica, &scope);
                 (scope.first().map(|s| s.split), reports)
@@ -567,28 +553,20 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
             sub = sub.resumed_at(trail);
         }
         sub.protect(protect);
-        let mut wait = 0u32;
-        let mut backoff = SPLIT_RETRY_NODES;
+        let mut pacer = SplitPacer::new(self.split_every);
         let mut nodes = 0u32;
         let mut observer = crate::engine::Silent;
         loop {
             let mut failed = None;
             let mut pause = || {
                 nodes = nodes.wrapping_add(1);
-                if nodes % 16 == 0 {
+                if nodes % POLL_NODES == 0 {
                     if let Err(e) = self.poll() {
                         failed = Some(e);
                         return true;
                     }
                 }
-                if wait > 0 {
-                    wait -= 1;
-                    return false;
-                }
-                match self.split_every {
-                    Some(n) => nodes % n == 0,
-                    None => self.hungry,
-                }
+                pacer.pause(|| self.hungry)
             };
             let end = sub.run(&mut observer, &mut pause);
             if let Some(e) = failed {
@@ -599,13 +577,11 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
                 Ok(SubtreeEnd::Finished) => break,
                 Ok(SubtreeEnd::Paused) => match self.split(&mut sub, r.id, &mut scope) {
                     Err(h) => return Err((h, scope)),
-                    Ok(true) => {
-                        self.hungry = false;
-                        backoff = SPLIT_RETRY_NODES;
-                    }
-                    Ok(false) => {
-                        wait = backoff;
-                        backoff = (backoff * 2).min(SPLIT_RETRY_MAX);
+                    Ok(split) => {
+                        if split {
+                            self.hungry = false;
+                        }
+                        pacer.looked(split);
                     }
                 },
             }
@@ -699,33 +675,13 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
     }
 
     /// A task's outcome as sent.
-    fn wire_outcome(&mut self, o: &ExploreOutcome) -> WireOutcome {
+    fn wire_outcome(&mut self, mut o: ExploreOutcome) -> WireOutcome {
         let (sys, keys) = (self.sys, &mut self.keys);
-        let u = &o.unfolding;
-        let a = &o.alt;
+        let findings = std::mem::take(&mut o.findings);
+        let stopped = o.stopped.take().map(WireStop::from);
         WireOutcome {
-            counts: [
-                o.max_configurations,
-                o.ssbs,
-                o.cutoff_leaves,
-                o.deadlock_leaves,
-                o.termination_leaves,
-                o.max_depth,
-                o.prunes,
-                u.events_created,
-                u.events_alive_peak,
-                u.bytes,
-            ],
-            alt: [
-                a.calls,
-                a.combs,
-                a.found,
-                a.spikes,
-                a.max_spikes,
-                a.combinations_tried,
-            ],
-            findings: o
-                .findings
+            counts: o,
+            findings: findings
                 .iter()
                 .map(|f| WireFinding {
                     kind: match f.kind {
@@ -737,7 +693,7 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
                     witness: f.witness.steps.iter().map(|s| keys.key(sys, s.id)).collect(),
                 })
                 .collect(),
-            stopped: o.stopped.map(WireStop::from),
+            stopped,
             error: None,
         }
     }
@@ -933,9 +889,9 @@ impl Coordinator {
             engine: "qpor",
             seconds,
             counters: vec![
-                ("max_configurations", self.merged.counts[0]),
-                ("ssbs", self.merged.counts[1]),
-                ("events", self.merged.counts[7]),
+                ("max_configurations", self.merged.counts.max_configurations),
+                ("ssbs", self.merged.counts.ssbs),
+                ("events", self.merged.counts.unfolding.events_created),
                 ("tasks", self.stats.tasks),
                 ("queued_tasks", self.queue.len() as u64),
             ],
@@ -948,25 +904,7 @@ impl Coordinator {
         if let Some(e) = m.error {
             return Err(ModelError::new(e));
         }
-        let mut out = ExploreOutcome::default();
-        let c = m.counts;
-        out.max_configurations = c[0];
-        out.ssbs = c[1];
-        out.cutoff_leaves = c[2];
-        out.deadlock_leaves = c[3];
-        out.termination_leaves = c[4];
-        out.max_depth = c[5];
-        out.prunes = c[6];
-        out.unfolding.events_created = c[7];
-        out.unfolding.events_alive_peak = c[8];
-        out.unfolding.bytes = c[9];
-        let a = m.alt;
-        out.alt.calls = a[0];
-        out.alt.combs = a[1];
-        out.alt.found = a[2];
-        out.alt.spikes = a[3];
-        out.alt.max_spikes = a[4];
-        out.alt.combinations_tried = a[5];
+        let mut out = m.counts;
         // A task stopped because the answer was known is not a stop of the run.
         out.stopped = if self.found {
             None

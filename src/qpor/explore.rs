@@ -49,13 +49,16 @@ pub struct ExploreOptions {
     pub no_prune: bool,
 }
 
-/// What an exploration found.
-#[derive(Clone, Debug, Default)]
+/// What an exploration found. Serialised, only its counts (the processes of a distributed
+/// run send findings and stops in forms of their own).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExploreOutcome {
     /// Deadlocks, faults and (with `all`) terminations, one per distinct state, in
     /// discovery order.
+    #[serde(skip)]
     pub findings: Vec<Finding>,
     /// Why the exploration stopped early, if it did.
+    #[serde(skip)]
     pub stopped: Option<StopReason>,
     /// Leaves with en(C) = ∅ (dead states and cutoff leaves).
     pub max_configurations: u64,
@@ -75,6 +78,27 @@ pub struct ExploreOutcome {
     pub unfolding: UnfoldStats,
     /// Times U was pruned.
     pub prunes: u64,
+}
+
+impl ExploreOutcome {
+    /// Adds the counts of `o`, another part of the same run (a task of a parallel or
+    /// distributed exploration): sums, except the depth, the peaks and the sizes, which
+    /// are maxima. Findings and stops are the caller's.
+    pub fn add_counts(&mut self, o: &ExploreOutcome) {
+        self.max_configurations += o.max_configurations;
+        self.ssbs += o.ssbs;
+        self.cutoff_leaves += o.cutoff_leaves;
+        self.deadlock_leaves += o.deadlock_leaves;
+        self.termination_leaves += o.termination_leaves;
+        self.max_depth = self.max_depth.max(o.max_depth);
+        self.alt.add(&o.alt);
+        self.prunes += o.prunes;
+        let (u, v) = (&mut self.unfolding, &o.unfolding);
+        u.events_created += v.events_created;
+        u.cutoff_events += v.cutoff_events;
+        u.events_alive_peak = u.events_alive_peak.max(v.events_alive_peak);
+        u.bytes = u.bytes.max(v.bytes);
+    }
 }
 
 /// What a leaf of the exploration tree is.

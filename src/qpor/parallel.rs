@@ -48,7 +48,7 @@
 //! so the classes would no longer be explored alike; the engine runs sequentially then.
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
-use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps};
+use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps, SplitPacer};
 use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames};
 use crate::system::{find_fault, ActionId, ModelError, System};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
@@ -57,13 +57,6 @@ use hashbrown::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-/// After a node that could not be split, how many nodes a task passes before it looks
-/// again while a worker is idle.
-pub(super) const SPLIT_RETRY_NODES: u32 = 8;
-
-/// The most nodes passed between two looks for a split: each look walks the trail.
-pub(super) const SPLIT_RETRY_MAX: u32 = 1 << 14;
 
 /// How often the calling thread reports progress and looks at the caller's budget.
 const POLL: Duration = Duration::from_millis(20);
@@ -184,7 +177,7 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
         unfolding,
         budget: budget.with_own_cancel(),
         jobs,
-        split_every: parallel.split_every.map(|n| n.max(1)),
+        split_every: parallel.split_every,
         queued: AtomicUsize::new(0),
         active: AtomicUsize::new(0),
         replicas: AtomicU64::new(0),
@@ -316,6 +309,7 @@ impl Merged {
     /// Adds the outcome of a task.
     fn add(&mut self, o: ExploreOutcome) {
         let out = &mut self.out;
+        out.add_counts(&o);
         for f in o.findings {
             if self.seen.insert((f.kind, f.state.clone())) {
                 out.findings.push(f);
@@ -326,19 +320,6 @@ impl Merged {
         if out.stopped.is_none() {
             out.stopped = o.stopped;
         }
-        out.max_configurations += o.max_configurations;
-        out.ssbs += o.ssbs;
-        out.cutoff_leaves += o.cutoff_leaves;
-        out.deadlock_leaves += o.deadlock_leaves;
-        out.termination_leaves += o.termination_leaves;
-        out.max_depth = out.max_depth.max(o.max_depth);
-        out.alt.add(&o.alt);
-        out.prunes += o.prunes;
-        let (u, v) = (&mut out.unfolding, o.unfolding);
-        u.events_created += v.events_created;
-        u.cutoff_events += v.cutoff_events;
-        u.events_alive_peak = u.events_alive_peak.max(v.events_alive_peak);
-        u.bytes = u.bytes.max(v.bytes);
     }
 }
 
@@ -492,32 +473,14 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
         let shared = self.shared;
         let slot = rayon::current_thread_index().unwrap_or(0) % shared.jobs;
         let mut observer = SlotObserver(&shared.running[slot]);
-        // Nodes to pass before looking again after a pause that found nothing to split;
-        // it doubles while nothing is found, since a look walks the trail.
-        let mut wait = 0u32;
-        let mut backoff = SPLIT_RETRY_NODES;
-        let mut nodes = 0u32;
+        let mut pacer = SplitPacer::new(shared.split_every);
         loop {
-            let mut pause = || {
-                if wait > 0 {
-                    wait -= 1;
-                    return false;
-                }
-                if let Some(n) = shared.split_every {
-                    nodes += 1;
-                    return nodes % n == 0;
-                }
-                shared.hungry()
-            };
+            let mut pause = || pacer.pause(|| shared.hungry());
             match sub.run(&mut observer, &mut pause).map_err(Halt::Model)? {
                 SubtreeEnd::Finished => break,
                 SubtreeEnd::Paused => {
-                    if self.split(&mut sub, id, &mut scope)? {
-                        backoff = SPLIT_RETRY_NODES;
-                    } else {
-                        wait = backoff;
-                        backoff = (backoff * 2).min(SPLIT_RETRY_MAX);
-                    }
+                    let split = self.split(&mut sub, id, &mut scope)?;
+                    pacer.looked(split);
                 }
             }
         }

@@ -21,6 +21,60 @@ use hashbrown::{HashMap, HashSet};
 /// enabled events at the paused node.
 const SPLIT_SEEDS: usize = 64;
 
+/// After a look for a split that found nothing, how many nodes a task passes before it
+/// looks again.
+const SPLIT_RETRY_NODES: u32 = 8;
+
+/// The most nodes passed between two looks for a split: each look walks the trail.
+const SPLIT_RETRY_MAX: u32 = 1 << 14;
+
+/// When a running task pauses to look for a split: while someone waits for work (or every
+/// `split_every` nodes, for tests), except that after a look that found nothing it passes
+/// a number of nodes first, doubling while nothing is found.
+pub(super) struct SplitPacer {
+    split_every: Option<u32>,
+    nodes: u32,
+    wait: u32,
+    backoff: u32,
+}
+
+impl SplitPacer {
+    /// A pacer for one exploration, pausing every `split_every` nodes if given.
+    pub(super) fn new(split_every: Option<u32>) -> Self {
+        SplitPacer {
+            split_every: split_every.map(|n| n.max(1)),
+            nodes: 0,
+            wait: 0,
+            backoff: SPLIT_RETRY_NODES,
+        }
+    }
+
+    /// Whether to pause at this node; `hungry` tells whether someone waits for work.
+    pub(super) fn pause(&mut self, hungry: impl FnOnce() -> bool) -> bool {
+        if self.wait > 0 {
+            self.wait -= 1;
+            return false;
+        }
+        match self.split_every {
+            Some(n) => {
+                self.nodes += 1;
+                self.nodes % n == 0
+            }
+            None => hungry(),
+        }
+    }
+
+    /// Records how a look for a split went.
+    pub(super) fn looked(&mut self, split: bool) {
+        if split {
+            self.backoff = SPLIT_RETRY_NODES;
+        } else {
+            self.wait = self.backoff;
+            self.backoff = (self.backoff * 2).min(SPLIT_RETRY_MAX);
+        }
+    }
+}
+
 /// An unfolding replica, with the id that tells which splits it owns.
 pub(super) struct Replica<'s, S: System + ?Sized> {
     pub unf: ProgramUnfolding<'s, S>,
@@ -116,20 +170,22 @@ impl<S: System + ?Sized> Resolve<S> for ById {
 }
 
 /// Actions written as the system's keys ([`System::action_key`]): the replicas run in
-/// processes that number actions each in its own order. Keys met are remembered by id.
+/// processes that number actions each in its own order. Keys met are remembered both ways.
 #[derive(Default)]
 pub(super) struct ByKey {
     ids: HashMap<Vec<u32>, ActionId>,
-    known: HashSet<ActionId>,
+    keys: HashMap<ActionId, Vec<u32>>,
 }
 
 impl ByKey {
     /// The key of `a`, remembered.
     pub(super) fn key<S: System + ?Sized>(&mut self, sys: &S, a: ActionId) -> Vec<u32> {
-        let k = sys.action_key(a);
-        if self.known.insert(a) {
-            self.ids.insert(k.clone(), a);
+        if let Some(k) = self.keys.get(&a) {
+            return k.clone();
         }
+        let k = sys.action_key(a);
+        self.ids.insert(k.clone(), a);
+        self.keys.insert(a, k.clone());
         k
     }
 }
@@ -145,10 +201,7 @@ impl<S: System + ?Sized> Resolve<S> for ByKey {
     ) -> Result<EventId, String> {
         if !self.ids.contains_key(k) {
             for &e in en {
-                let a = unf.action(e);
-                if !self.known.contains(&a) {
-                    self.key(unf.system(), a);
-                }
+                self.key(unf.system(), unf.action(e));
             }
         }
         let Some(&a) = self.ids.get(k) else {

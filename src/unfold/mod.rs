@@ -182,7 +182,7 @@ pub(crate) fn fits_general_backend(net: &Net) -> Result<(), ModelError> {
 const STOP_POLL_EVERY: usize = 64;
 
 /// Counters of an unfolding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnfoldStats {
     /// Events ever created (a freed and re-created event counts twice).
     pub events_created: u64,
