@@ -230,15 +230,19 @@ fn distributed(a: &CheckArgs, model: &qpor::Model, opts: &CheckOptions) -> Resul
         }
         Err(e) => Err(format!("{shown}: {e}")),
     };
+    // Rank 0 writes its error before the others learn the status: a rank that exits with
+    // a failure makes mpirun end the job, and an error printed after that may be lost.
+    let status = match status {
+        Ok(code) => code,
+        Err(e) => {
+            if transport.is_root() {
+                eprintln!("error: {e}");
+            }
+            crate::EXIT_BAD_INPUT
+        }
+    };
     // Every process ends with rank 0's status, so that mpirun's is the run's.
-    let code = transport.agree_on_status(match &status {
-        Ok(code) => *code,
-        Err(_) => crate::EXIT_BAD_INPUT,
-    });
-    match status {
-        Err(e) if transport.is_root() => Err(e),
-        _ => Ok(code),
-    }
+    Ok(transport.agree_on_status(status))
 }
 
 /// `--distributed` in a qpor built without MPI.
