@@ -337,7 +337,15 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
     let names: Vec<&str> = engines.iter().map(|e| e["engine"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["walk", "lp", "stubborn", "prefix-sat", "qpor", "explicit"]
+        [
+            "walk",
+            "lp",
+            "stubborn",
+            "stubborn-best",
+            "prefix-sat",
+            "qpor",
+            "explicit"
+        ]
     );
     // The portfolio ran on the reduced net, and says so; the witness is the original's.
     assert_eq!(v["reduction"]["places_before"], 20, "{v}");

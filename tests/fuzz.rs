@@ -533,7 +533,7 @@ const OPTIONS: [(&str, &[&str]); 20] = [
     ("--to", &["pnml", "llnet", "pes", "program", "net"]),
     ("-D", &["N=2", "N=3", "S=2", "R=2"]),
     ("--components", &["auto", "places", "units"]),
-    ("--order", &["depth", "breadth"]),
+    ("--order", &["depth", "breadth", "best"]),
     ("--witness", &["process", "states"]),
     ("--seed", &["0", "7"]),
     ("--reduce", &["on", "off"]),

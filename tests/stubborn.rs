@@ -1,5 +1,5 @@
 //! The stubborn-set engine against the explicit-state oracle: the same verdict, with
-//! `--all` the same dead markings, in both orders, on random nets (safe and not, weighted,
+//! `--all` the same dead markings, in the three orders, on random nets (safe and not, weighted,
 //! with read arcs) and on every shipped net; breadth first gives shortest witnesses.
 
 mod net_support;
@@ -45,7 +45,7 @@ fn agrees_with_the_oracle(net: &Net) -> Result<(), TestCaseError> {
     let oracle = explore_within(&sys, true, Some(5_000));
     prop_assume!(oracle.stopped.is_none());
     let first = explicit_check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
-    for order in [SearchOrder::Depth, SearchOrder::Breadth] {
+    for order in [SearchOrder::Depth, SearchOrder::Breadth, SearchOrder::Best] {
         let all = stubborn(&sys, true, order);
         prop_assert_eq!(all.stopped, None);
         prop_assert_eq!(dead_states(&all), dead_states(&oracle), "{:?}", order);
@@ -117,8 +117,10 @@ fn shipped_nets_keep_every_dead_marking() {
             if oracle.stopped.is_some() {
                 continue;
             }
-            let r = stubborn(&sys, true, SearchOrder::Depth);
-            assert_eq!(dead_states(&r), dead_states(&oracle), "{file} {cut:?}");
+            for order in [SearchOrder::Depth, SearchOrder::Best] {
+                let r = stubborn(&sys, true, order);
+                assert_eq!(dead_states(&r), dead_states(&oracle), "{file} {cut:?} {order:?}");
+            }
             compared += 1;
         }
     }
@@ -180,7 +182,7 @@ fn check_finds_a_fault_in_a_program_and_refuses_the_one_safe_view() {
         engine: EngineChoice::Stubborn,
         ..CheckOptions::default()
     };
-    for order in [SearchOrder::Depth, SearchOrder::Breadth] {
+    for order in [SearchOrder::Depth, SearchOrder::Breadth, SearchOrder::Best] {
         let r = check(
             &model,
             &CheckOptions {
@@ -220,4 +222,39 @@ fn the_state_limit_stops_the_search() {
     };
     let r = check(&model, &opts, &mut Silent).unwrap();
     assert_eq!(r.verdict, Verdict::Inconclusive);
+}
+
+/// Best first expands the state closest to dead next. Transition `a` opens a ring where 30
+/// tokens circulate forever; `b`, in conflict with it, leads to a dead state at once.
+/// Best first stores the initial state and its two successors, expands the dead one
+/// second and stops; depth and breadth first both expand the ring's side first.
+#[test]
+fn best_first_goes_to_the_state_closest_to_dead() {
+    let (mut net, [s, go, stop, p1, p2, p3, p4]) = Net::with_places([
+        ("s", 1),
+        ("go", 0),
+        ("stop", 0),
+        ("p1", 30),
+        ("p2", 0),
+        ("p3", 0),
+        ("p4", 0),
+    ]);
+    net.add_transition_between("a", &[s], &[go]);
+    net.add_transition_between("b", &[s], &[stop]);
+    let ring = [p1, p2, p3, p4];
+    for i in 0..4 {
+        let t = net.add_transition_between(format!("r{i}"), &[ring[i]], &[ring[(i + 1) % 4]]);
+        net.add_read(t, go);
+    }
+    let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+    let states = |r: &Report| r.stats.get("states").unwrap();
+    let best = stubborn(&sys, false, SearchOrder::Best);
+    assert_eq!(best.verdict, Verdict::Deadlock);
+    assert_eq!(best.findings[0].witness.steps.len(), 1);
+    assert_eq!(states(&best), 3);
+    for order in [SearchOrder::Depth, SearchOrder::Breadth] {
+        let r = stubborn(&sys, false, order);
+        assert_eq!(r.verdict, Verdict::Deadlock);
+        assert!(states(&r) > 3, "{order:?} stored {}", states(&r));
+    }
 }

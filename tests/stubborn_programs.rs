@@ -1,4 +1,4 @@
-//! The stubborn-set engine on programs against the explicit-state oracle, in both orders:
+//! The stubborn-set engine on programs against the explicit-state oracle, in the three orders:
 //! with `--all` exactly the oracle's dead states (deadlocks and terminations), a fault iff
 //! the oracle has one (and only faults the oracle has), a first finding the oracle also
 //! has, and breadth first a shortest witness to the nearest dead state. On random programs
@@ -63,7 +63,7 @@ fn agrees_with_the_oracle(prog: &Program, what: &str, max_states: u64) -> Result
             FindingKind::Fault,
         ],
     );
-    for order in [SearchOrder::Depth, SearchOrder::Breadth] {
+    for order in [SearchOrder::Depth, SearchOrder::Breadth, SearchOrder::Best] {
         let all = stubborn(prog, true, order);
         prop_assert_eq!(all.stopped, None);
         prop_assert_eq!(

@@ -91,7 +91,7 @@ pub struct CheckOptions {
     /// Explicit and stubborn engines: stop with an inconclusive verdict after storing this
     /// many states.
     pub max_states: Option<u64>,
-    /// Stubborn engine: depth or breadth first.
+    /// Stubborn engine: depth, breadth or best first.
     pub order: SearchOrder,
     /// Stop with an inconclusive verdict after this much time.
     pub time_limit: Option<Duration>,

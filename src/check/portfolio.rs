@@ -160,7 +160,7 @@ fn spawn(
         .options
         .build_engine(member.choice)
         .expect("[qpor internal bug] a schedule member is one engine");
-    let name = engine.name();
+    let name = member.name();
     // A slice ends the member early; its report then names the slice as its limit.
     let (deadline, limit) = match member.slice.and_then(|s| Instant::now().checked_add(s)) {
         Some(end) if deadline.is_none_or(|d| end < d) => (Some(end), member.slice),
@@ -235,7 +235,7 @@ fn portfolio_report(
     let mut reports: Vec<Option<Report>> = Vec::new();
     let mut first_error = None;
     for (i, (member, slot)) in planned.members.iter().zip(slots).enumerate() {
-        let name = member.choice.name();
+        let name = member.name();
         let mut run = EngineRun {
             engine: name,
             ended: RunEnd::NotStarted,
@@ -296,7 +296,7 @@ fn portfolio_report(
     let mut out = match answer.and_then(|i| reports[i].take().map(|r| (i, r))) {
         Some((i, r)) => {
             let mut out = Report::new("auto", r.findings, r.stopped, stats, Settings::default());
-            out.answered_by = Some(planned.members[i].choice.name());
+            out.answered_by = Some(planned.members[i].name());
             out
         }
         // Every engine that ran failed: the model, not the budget, is the problem.

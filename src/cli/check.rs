@@ -111,6 +111,9 @@ enum OrderArg {
     Depth,
     /// Oldest state first: shortest witnesses.
     Breadth,
+    /// The state closest to dead first (fewest enabled transitions, then fewest tokens
+    /// to take away to disable them): deadlocks that need tokens gathered first.
+    Best,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -188,6 +191,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         seed: a.seed,
         order: match a.order {
             Some(OrderArg::Breadth) => SearchOrder::Breadth,
+            Some(OrderArg::Best) => SearchOrder::Best,
             Some(OrderArg::Depth) | None => SearchOrder::Depth,
         },
         witness_states: a.witness.contains(&WitnessArg::States),

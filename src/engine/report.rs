@@ -232,6 +232,9 @@ pub struct Settings {
     /// Processes of a distributed exploration, if it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranks: Option<usize>,
+    /// The order a search expanded states in (`depth`, `breadth`, `best`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order: Option<&'static str>,
 }
 
 /// QPOR's alternatives as a setting: a number k, or a name.

@@ -282,7 +282,7 @@ fn techniques(report: &Report) -> Vec<&'static str> {
     let mut out = match report.answered_by.unwrap_or(report.engine) {
         "qpor" => vec!["NET_UNFOLDING", "PARTIAL_ORDER_REDUCTION"],
         "walk" => vec!["RANDOM_WALK"],
-        "stubborn" => vec!["EXPLICIT", "STUBBORN_SETS"],
+        "stubborn" | "stubborn-best" => vec!["EXPLICIT", "STUBBORN_SETS"],
         "lp" => vec!["STATE_EQUATION", "SAT_SMT"],
         "prefix-sat" => vec!["NET_UNFOLDING", "SAT_SMT"],
         _ => vec!["EXPLICIT"],

@@ -299,6 +299,7 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         unfolding: Some(backend),
         jobs: None,
         ranks: None,
+        order: None,
     };
     Report::new("qpor", out.findings, out.stopped, stats, settings)
 }

@@ -47,6 +47,12 @@
 //! - **Breadth first**: states are expanded in discovery order, so the first dead state
 //!   found has a shortest witness: the argument above turns any path to a dead state into
 //!   a reduced path of the same length. (A fault's witness may be longer.)
+//! - **Best first**: the stored state that looks closest to dead is expanded next: the
+//!   fewest enabled steps, then (nets) the fewest tokens to take away to disable them all.
+//!   It heads for deadlocks that both blind orders meet late, such as those where many
+//!   tokens must first gather in few places. The reduced graph is the same whatever the
+//!   order, so a complete best-first search proves absence as the others do. The cycle
+//!   proviso is breadth first's: it rests only on ids being given in discovery order.
 //!
 //! # Scope
 //! P/T nets, cut into places or NUPN units (the stubborn set is computed from the marking
@@ -74,6 +80,8 @@ use crate::system::{fault_after, ActionId, Local, ModelError, Step, System};
 use fixedbitset::FixedBitSet;
 use net::NetStubborn;
 use program::ProgramStubborn;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 /// The order in which discovered states are expanded.
@@ -84,6 +92,19 @@ pub enum SearchOrder {
     Depth,
     /// Oldest first: short witnesses.
     Breadth,
+    /// Closest to dead first (see the module doc).
+    Best,
+}
+
+impl SearchOrder {
+    /// The order's name, as `--order` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchOrder::Depth => "depth",
+            SearchOrder::Breadth => "breadth",
+            SearchOrder::Best => "best",
+        }
+    }
 }
 
 /// Options of the stubborn-set search.
@@ -164,6 +185,11 @@ trait Reduction {
     /// Marks in `chosen` (cleared first, then parallel to `steps`, the steps enabled at
     /// `state`, not empty) the steps of a deadlock-preserving stubborn set, at least one.
     fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>);
+
+    /// How far `state`, whose enabled steps are `steps`, looks from a dead state, for the
+    /// best-first order: the number of enabled steps above all, then what else the rules
+    /// know of how hard they are to disable.
+    fn distance_to_dead(&mut self, state: &[Local], steps: &[Step]) -> u64;
 }
 
 /// The net rules ([`net`]), on the marking of a state.
@@ -186,6 +212,23 @@ impl Reduction for NetReduction<'_, '_> {
         chosen.clear();
         chosen.extend(steps.iter().map(|s| self.set.binary_search(&s.action.0).is_ok()));
     }
+
+    /// The enabled transitions, then the tokens to take away to disable each (one input
+    /// or read place brought below what the transition needs), summed.
+    fn distance_to_dead(&mut self, state: &[Local], steps: &[Step]) -> u64 {
+        self.sys.marking_into(state, &mut self.marking);
+        let net = self.sys.net();
+        let tokens: u64 = steps
+            .iter()
+            .map(|s| {
+                let t = &net.transitions[s.action.index()];
+                let consumed = t.pre.iter().map(|&(p, w)| self.marking[p.index()] + 1 - w);
+                let read = t.read.iter().map(|p| self.marking[p.index()]);
+                u64::from(consumed.chain(read).min().unwrap_or(1))
+            })
+            .sum();
+        ((steps.len() as u64) << 32) | tokens.min(u64::from(u32::MAX))
+    }
 }
 
 /// The program rules ([`program`]).
@@ -199,6 +242,12 @@ impl Reduction for ProgramReduction<'_, '_> {
 
     fn choose(&mut self, state: &[Local], steps: &[Step], chosen: &mut Vec<bool>) {
         self.rules.stubborn(self.sys, state, steps, chosen);
+    }
+
+    /// The enabled steps only: a process's local state says little about how far its
+    /// end is.
+    fn distance_to_dead(&mut self, _: &[Local], steps: &[Step]) -> u64 {
+        steps.len() as u64
     }
 }
 
@@ -262,7 +311,8 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         // The tree holds the initial state as id 0.
         match self.opts.order {
             SearchOrder::Depth => self.depth_first(budget, observer),
-            SearchOrder::Breadth => self.breadth_first(budget, observer),
+            SearchOrder::Breadth => self.queued(false, budget, observer),
+            SearchOrder::Best => self.queued(true, budget, observer),
         }
     }
 
@@ -338,22 +388,37 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
         Ok(None)
     }
 
-    /// Breadth first: states are expanded in discovery order. With the cycle proviso, a
-    /// state with a reduced successor stored no later than itself (itself included) is
-    /// expanded fully: every cycle has an edge to an id no greater than its source's, so
-    /// every cycle has a fully expanded state.
-    fn breadth_first(
+    /// Breadth first (states expanded in discovery order) or best first (closest to dead
+    /// first, ties in discovery order). With the cycle proviso, a state with a reduced
+    /// successor stored no later than itself (itself included) is expanded fully: ids are
+    /// given in discovery order, so every cycle has an edge to an id no greater than its
+    /// source's, and every cycle has a fully expanded state.
+    fn queued(
         &mut self,
+        best_first: bool,
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> Result<Option<StopReason>, ModelError> {
         let mut cur = Vec::new();
         let mut next = Vec::new();
         let mut steps = Vec::new();
-        for id in 0.. {
-            if id as usize >= self.tree.states.len() {
+        let mut probe = Vec::new();
+        // Best first: the stored states not yet expanded, closest to dead on top.
+        let mut best: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+        best.push(Reverse((0, 0)));
+        let mut oldest = 0u32;
+        loop {
+            let id = if best_first {
+                match best.pop() {
+                    Some(Reverse((_, id))) => id,
+                    None => break,
+                }
+            } else if (oldest as usize) < self.tree.states.len() {
+                oldest += 1;
+                oldest - 1
+            } else {
                 break;
-            }
+            };
             if self.found.is_faulty(id) {
                 continue;
             }
@@ -376,6 +441,11 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                 if new {
                     if let Some(end) = self.after_new(nid, &next, action)? {
                         return Ok(end.reason());
+                    }
+                    if best_first {
+                        probe.clear();
+                        self.sys.enabled_steps(&next, &mut probe);
+                        best.push(Reverse((self.reduction.distance_to_dead(&next, &probe), nid)));
                     }
                 }
                 if frame.next == frame.end && back && R::CYCLE_PROVISO && frame.end < frame.rest_end {
@@ -528,7 +598,7 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
     fn report(mut self, stopped: Option<StopReason>) -> Report {
         let found = std::mem::take(&mut self.found);
         let counters = self.counters;
-        self.tree.report(
+        let mut report = self.tree.report(
             self.sys,
             "stubborn",
             (found, stopped),
@@ -541,7 +611,9 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                     ..counters
                 })
             },
-        )
+        );
+        report.settings.order = Some(self.opts.order.name());
+        report
     }
 }
 
