@@ -48,10 +48,11 @@ fn dead_states(r: &Value) -> BTreeSet<(String, String)> {
         .collect()
 }
 
-/// Checks `model` on 2 ranks and on one process, with `extra` options, and compares.
-fn assert_two_ranks_agree(model: &str, extra: &[&str]) -> Value {
+/// Checks `model` on 2 ranks and on one process, with `--cutoff cutoff` and `extra`
+/// options, and compares.
+fn assert_two_ranks_agree(model: &str, cutoff: &str, extra: &[&str]) -> Value {
     let mut args = vec![
-        "check", model, "--engine", "qpor", "--cutoff", "none", "--json", "-q",
+        "check", model, "--engine", "qpor", "--cutoff", cutoff, "--json", "-q",
     ];
     args.extend_from_slice(extra);
     let (seq, seq_status) = report(None, &args);
@@ -72,6 +73,7 @@ fn assert_two_ranks_agree(model: &str, extra: &[&str]) -> Value {
 fn two_ranks_count_the_paper_rows_as_one_process_does() {
     let poke = assert_two_ranks_agree(
         "models/proc/poke.proc",
+        "none",
         &["-D", "N=5", "-D", "K=3", "--optimal", "--all"],
     );
     assert_eq!(poke["stats"]["max_configurations"], 844);
@@ -83,9 +85,24 @@ fn two_ranks_count_the_paper_rows_as_one_process_does() {
     assert!(poke["stats"]["messages"].as_u64().unwrap() > 0);
     assert_two_ranks_agree(
         "models/proc/dispatcher.proc",
+        "none",
         &["-D", "S=3", "-D", "R=3", "-k", "1", "--all"],
     );
-    assert_two_ranks_agree("models/proc/mpat.proc", &["-D", "K=4", "--optimal", "--all"]);
+    assert_two_ranks_agree(
+        "models/proc/mpat.proc",
+        "none",
+        &["-D", "K=4", "--optimal", "--all"],
+    );
+}
+
+/// Causal cutoffs are decided by each event's history, so two processes cut alike.
+#[test]
+fn two_ranks_cut_causally_as_one_process_does() {
+    let r = assert_two_ranks_agree("models/proc/philosophers.proc", "causal", &["--optimal", "--all"]);
+    assert!(
+        r["stats"]["cutoff_leaves"].as_u64().unwrap() > 0,
+        "no cutoff met, nothing shown: {r}"
+    );
 }
 
 #[test]
@@ -102,7 +119,7 @@ fn two_ranks_find_a_deadlock_and_exit_as_one_process_does() {
     .unwrap();
     let model = path.to_str().unwrap();
     for extra in [&["--all"][..], &[]] {
-        let r = assert_two_ranks_agree(model, extra);
+        let r = assert_two_ranks_agree(model, "none", extra);
         assert_eq!(r["verdict"], "deadlock");
         let witness = r["witness"].as_array().unwrap();
         assert_eq!(witness.len(), 2, "{r}");
@@ -119,7 +136,9 @@ fn a_distributed_run_needs_no_cutoffs_and_says_so_once() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        stderr.matches("--distributed needs --cutoff none").count(),
+        stderr
+            .matches("--distributed needs --cutoff causal or none")
+            .count(),
         1,
         "only rank 0 reports the error: {stderr}"
     );

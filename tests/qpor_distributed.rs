@@ -5,12 +5,13 @@
 //! each and the messages must name them by key. Compared: maximal configurations,
 //! deadlocks, terminations and dead states, for 2 and 3 ranks, splitting every few nodes
 //! (small runs end before a rank is idle) or only when a rank is idle; in optimal mode no
-//! SSB; and the verdict when stopping at the first deadlock.
+//! SSB; and the verdict when stopping at the first deadlock. Without cutoffs, and with
+//! causal ones on the shipped programs and on cyclic random nets.
 
 mod net_support;
 
 mod engine_support;
-use engine_support::{dead_states, program, shipped_programs, TABLE_1_SMALL};
+use engine_support::{dead_states, explore_within, program, shipped_programs, TABLE_1_SMALL};
 use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::qpor::{
@@ -26,11 +27,17 @@ const MODES: [AltMode; 2] = [AltMode::Optimal, AltMode::KPartial(1)];
 /// The sequential runs compared stay within this many events.
 const SEQUENTIAL_EVENTS: u64 = 50_000;
 
-fn options(alt: AltMode, first: bool, split_every: Option<u32>, sequential: bool) -> QporOptions {
+fn options(
+    alt: AltMode,
+    cutoff: CutoffMode,
+    first: bool,
+    split_every: Option<u32>,
+    sequential: bool,
+) -> QporOptions {
     QporOptions {
         alt,
         all: !first,
-        cutoff: CutoffMode::None,
+        cutoff,
         max_events: sequential.then_some(SEQUENTIAL_EVENTS),
         split_every,
         ..QporOptions::default()
@@ -70,14 +77,15 @@ fn count(r: &Report, name: &str) -> u64 {
 
 /// Compares the distributed runs of the system `system` builds (once per rank) with the
 /// sequential run of `seq_sys`.
-fn assert_distributed_agrees<F>(seq_sys: &(dyn System + Sync), what: &str, system: F)
+fn assert_distributed_agrees<F>(seq_sys: &(dyn System + Sync), cutoff: CutoffMode, what: &str, system: F)
 where
     F: Fn(&mut dyn FnMut(&(dyn System + Sync)) -> Option<Report>) -> Option<Report> + Sync,
 {
+    let what = format!("{what}, {cutoff:?} cutoffs");
     for alt in MODES {
         let seq = check_system(
             seq_sys,
-            &options(alt, false, None, true),
+            &options(alt, cutoff, false, None, true),
             &Budget::unlimited(),
             &mut Silent,
             &mut NoTree,
@@ -89,14 +97,14 @@ where
         }
         for (ranks, split_every) in [(2, Some(1)), (3, Some(5)), (2, None)] {
             let how = format!("{what}, {alt:?}, {ranks} ranks, split every {split_every:?}");
-            let first = distributed(ranks, &options(alt, true, split_every, false), &system);
+            let first = distributed(ranks, &options(alt, cutoff, true, split_every, false), &system);
             assert_eq!(first.verdict, seq.verdict, "{how}: first deadlock");
             if first.verdict == Verdict::Deadlock {
                 assert_eq!(first.stopped, None, "{how}");
                 let found = dead_states(&first).into_iter().next().unwrap();
                 assert!(dead_states(&seq).contains(&found), "{how}: {found:?}");
             }
-            let par = distributed(ranks, &options(alt, false, split_every, false), &system);
+            let par = distributed(ranks, &options(alt, cutoff, false, split_every, false), &system);
             assert_eq!(par.stopped, None, "{how}");
             assert_eq!(par.verdict, seq.verdict, "{how}");
             for name in ["max_configurations", "deadlocks", "terminations"] {
@@ -112,19 +120,19 @@ where
 }
 
 /// Each rank loads the program itself, as the processes of an MPI run do.
-fn assert_program_agrees(model: &str, params: &[(&str, i64)]) {
+fn assert_program_agrees(model: &str, params: &[(&str, i64)], cutoff: CutoffMode) {
     let m = program(model, params);
     let sys = m.system(&SystemOptions::default()).unwrap();
-    assert_distributed_agrees(&*sys, &format!("{model} {params:?}"), |run| {
+    assert_distributed_agrees(&*sys, cutoff, &format!("{model} {params:?}"), |run| {
         let m = program(model, params);
         let sys = m.system(&SystemOptions::default()).unwrap();
         run(&*sys)
     });
 }
 
-fn assert_net_agrees(net: &Net, what: &str) {
+fn assert_net_agrees(net: &Net, what: &str, cutoff: CutoffMode) {
     let sys = NetSystem::new(net, Decomposition::Places).unwrap();
-    assert_distributed_agrees(&sys, what, |run| {
+    assert_distributed_agrees(&sys, cutoff, what, |run| {
         let sys = NetSystem::new(net, Decomposition::Places).unwrap();
         run(&sys)
     });
@@ -142,21 +150,32 @@ proptest! {
 
     #[test]
     fn random_acyclic_nets_explore_alike_on_several_ranks(spec in random_net(2..=8, 1..=12, true, 2, 2)) {
-        assert_net_agrees(&spec.build(), &format!("{spec:?}"));
+        assert_net_agrees(&spec.build(), &format!("{spec:?}"), CutoffMode::None);
+    }
+
+    /// Causal cutoffs, on cyclic nets with a finite state space.
+    #[test]
+    fn random_cyclic_nets_with_causal_cutoffs_explore_alike_on_several_ranks(spec in random_net(2..=8, 1..=12, false, 1, 1)) {
+        let net = spec.build();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        prop_assume!(explore_within(&sys, true, Some(5_000)).stopped.is_none());
+        assert_net_agrees(&net, &format!("{spec:?}"), CutoffMode::Causal);
     }
 }
 
 #[test]
 fn the_table_1_families_explore_alike_on_several_ranks() {
     for (model, params) in TABLE_1_SMALL {
-        assert_program_agrees(model, params);
+        assert_program_agrees(model, params, CutoffMode::None);
     }
 }
 
 #[test]
 fn the_shipped_programs_explore_alike_on_several_ranks() {
     for name in shipped_programs() {
-        assert_program_agrees(&name, &[]);
+        for cutoff in [CutoffMode::None, CutoffMode::Causal] {
+            assert_program_agrees(&name, &[], cutoff);
+        }
     }
 }
 
@@ -165,7 +184,13 @@ fn the_shipped_programs_explore_alike_on_several_ranks() {
 #[test]
 fn a_pruned_unfolding_keeps_what_waiting_continuations_need_across_ranks() {
     for split_every in [1, 50] {
-        let opts = options(AltMode::Optimal, false, Some(split_every), false);
+        let opts = options(
+            AltMode::Optimal,
+            CutoffMode::None,
+            false,
+            Some(split_every),
+            false,
+        );
         let r = distributed(2, &opts, |run| {
             let m = program("mpat", &[("K", 5)]);
             let sys = m.system(&SystemOptions::default()).unwrap();

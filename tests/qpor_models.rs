@@ -1,11 +1,12 @@
 //! QPOR against the explicit oracle on the models shipped in `models/`: the same verdict
-//! and, with `--all`, the same set of dead states, for every alternative mode and both
-//! cutoff orders (default parameters for programs).
+//! and, with `--all`, the same set of dead states, for every alternative mode and every
+//! cutoff rule (default parameters for programs; causal cutoffs where the model has the
+//! program-like unfolding, which they need).
 
 mod engine_support;
 use engine_support::{dead_states, ALL_MODES};
 use qpor::engines::qpor::AltMode;
-use qpor::unfolding::CutoffMode;
+use qpor::unfolding::{Backend, CutoffMode};
 use qpor::Model;
 use qpor::{check, CheckOptions, EngineChoice, Silent, Verdict};
 use qpor::{load, LoadOptions};
@@ -26,7 +27,12 @@ fn agree(path: &str, modes: &[AltMode]) {
     )
     .unwrap();
     assert!(oracle.stopped.is_none(), "{path}: the oracle finishes");
-    for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
+    let program_like = Backend::Auto.resolve(&model, &Default::default()) == Backend::Program;
+    let mut cutoffs = vec![CutoffMode::Erv, CutoffMode::McMillan];
+    if program_like {
+        cutoffs.push(CutoffMode::Causal);
+    }
+    for cutoff in cutoffs {
         for &alt in modes {
             let opts = CheckOptions {
                 engine: EngineChoice::Qpor,

@@ -1,6 +1,7 @@
 //! QPOR on several threads (`--jobs`) against the sequential run: the same maximal
 //! configurations, deadlocks and terminations, and the same dead states, on random nets,
-//! on the shipped programs and on the Table 1 families at small sizes, for 2 and 4 workers;
+//! on the shipped programs and on the Table 1 families at small sizes, for 2 and 4 workers,
+//! without cutoffs and with causal ones (cyclic random nets and programs too);
 //! in optimal mode neither run meets a sleep-set-blocked leaf. Small runs end before any
 //! worker is idle, so the runs here also split every few nodes (`split_every`), which
 //! exercises the splits, the reports and the continuations far more than idle workers do.
@@ -8,7 +9,7 @@
 mod net_support;
 
 mod engine_support;
-use engine_support::{dead_states, program, shipped_programs, TABLE_1_SMALL};
+use engine_support::{dead_states, explore_within, program, shipped_programs, TABLE_1_SMALL};
 use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::qpor::{check_system, AltMode, NoTree, QporOptions};
@@ -23,11 +24,12 @@ const MODES: [AltMode; 3] = [AltMode::Optimal, AltMode::KPartial(1), AltMode::KP
 /// default limit, since replaying tasks creates events again.
 const SEQUENTIAL_EVENTS: u64 = 50_000;
 
-/// QPOR without cutoffs on the program-like unfolding of `sys`, collecting everything
+/// QPOR with `cutoff` on the program-like unfolding of `sys`, collecting everything
 /// unless `first` (stop at the first deadlock).
 fn run<S: System + Sync + ?Sized>(
     sys: &S,
     alt: AltMode,
+    cutoff: CutoffMode,
     jobs: usize,
     split_every: Option<u32>,
     first: bool,
@@ -35,7 +37,7 @@ fn run<S: System + Sync + ?Sized>(
     let opts = QporOptions {
         alt,
         all: !first,
-        cutoff: CutoffMode::None,
+        cutoff,
         max_events: (jobs == 1).then_some(SEQUENTIAL_EVENTS),
         jobs,
         split_every,
@@ -51,22 +53,23 @@ fn count(r: &Report, name: &str) -> u64 {
 /// Runs `sys` sequentially and in parallel (2 and 4 workers, splitting every 1, 3 and 17
 /// nodes or only when a worker is idle) and compares them; then, stopping at the first
 /// deadlock, compares the verdicts.
-fn assert_parallel_agrees<S: System + Sync + ?Sized>(sys: &S, what: &str) {
+fn assert_parallel_agrees<S: System + Sync + ?Sized>(sys: &S, cutoff: CutoffMode, what: &str) {
+    let what = format!("{what}, {cutoff:?} cutoffs");
     for alt in MODES {
-        let seq = run(sys, alt, 1, None, false);
+        let seq = run(sys, alt, cutoff, 1, None, false);
         if seq.stopped.is_some() {
             // A cyclic model, or too big for the event budget: nothing exact to compare.
             continue;
         }
         for (jobs, split_every) in [(2, Some(1)), (2, Some(3)), (4, Some(17)), (2, None)] {
-            let first = run(sys, alt, jobs, split_every, true);
+            let first = run(sys, alt, cutoff, jobs, split_every, true);
             let how = format!("{what}, {alt:?}, {jobs} jobs, split every {split_every:?}");
             assert_eq!(first.verdict, seq.verdict, "{how}: first deadlock");
             if first.verdict == Verdict::Deadlock {
                 assert_eq!(first.stopped, None, "{how}");
                 assert!(dead_states(&seq).contains(&dead_states(&first).into_iter().next().unwrap()));
             }
-            let par = run(sys, alt, jobs, split_every, false);
+            let par = run(sys, alt, cutoff, jobs, split_every, false);
             let how = format!("{what}, {alt:?}, {jobs} jobs, split every {split_every:?}");
             assert_eq!(par.stopped, None, "{how}");
             assert_eq!(par.verdict, seq.verdict, "{how}");
@@ -82,10 +85,10 @@ fn assert_parallel_agrees<S: System + Sync + ?Sized>(sys: &S, what: &str) {
     }
 }
 
-fn assert_program_agrees(model: &str, params: &[(&str, i64)]) {
+fn assert_program_agrees(model: &str, params: &[(&str, i64)], cutoff: CutoffMode) {
     let m = program(model, params);
     let sys = m.system(&SystemOptions::default()).unwrap();
-    assert_parallel_agrees(&*sys, &format!("{model} {params:?}"));
+    assert_parallel_agrees(&*sys, cutoff, &format!("{model} {params:?}"));
 }
 
 fn cases() -> u32 {
@@ -102,21 +105,35 @@ proptest! {
     fn random_acyclic_nets_explore_alike_on_several_threads(spec in random_net(2..=8, 1..=12, true, 2, 2)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-        assert_parallel_agrees(&sys, &format!("{spec:?}"));
+        assert_parallel_agrees(&sys, CutoffMode::None, &format!("{spec:?}"));
+    }
+
+    /// Causal cutoffs are decided by each event's history, so every replica cuts the same
+    /// events, and cyclic nets compare too: those with a finite state space (an unbounded
+    /// net's truncation is infinite, and its configurations within the event limit can be
+    /// too many to list).
+    #[test]
+    fn random_cyclic_nets_with_causal_cutoffs_explore_alike_on_several_threads(spec in random_net(2..=8, 1..=12, false, 1, 1)) {
+        let net = spec.build();
+        let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
+        prop_assume!(explore_within(&sys, true, Some(5_000)).stopped.is_none());
+        assert_parallel_agrees(&sys, CutoffMode::Causal, &format!("{spec:?}"));
     }
 }
 
 #[test]
 fn the_table_1_families_explore_alike_on_several_threads() {
     for (model, params) in TABLE_1_SMALL {
-        assert_program_agrees(model, params);
+        assert_program_agrees(model, params, CutoffMode::None);
     }
 }
 
 #[test]
 fn the_shipped_programs_explore_alike_on_several_threads() {
     for name in shipped_programs() {
-        assert_program_agrees(&name, &[]);
+        for cutoff in [CutoffMode::None, CutoffMode::Causal] {
+            assert_program_agrees(&name, &[], cutoff);
+        }
     }
 }
 
@@ -128,7 +145,14 @@ fn a_pruned_unfolding_keeps_what_waiting_continuations_need() {
     let m = program("mpat", &[("K", 5)]);
     let sys = m.system(&SystemOptions::default()).unwrap();
     for split_every in [1, 7, 50] {
-        let r = run(&*sys, AltMode::Optimal, 2, Some(split_every), false);
+        let r = run(
+            &*sys,
+            AltMode::Optimal,
+            CutoffMode::None,
+            2,
+            Some(split_every),
+            false,
+        );
         assert_eq!(count(&r, "max_configurations"), 3840, "split every {split_every}");
         assert!(
             count(&r, "prunes") > 0,

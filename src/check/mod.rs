@@ -230,7 +230,7 @@ pub(crate) fn cores() -> usize {
 /// Checks `model` with QPOR on the processes of `transport` (`--distributed`): every
 /// process calls it with the same model and options. Rank 0 returns the report, its
 /// witnesses replayed on the model as [`check`] does; the others return `None`. Needs
-/// `--engine qpor`, `--cutoff none` and the program-like unfolding.
+/// `--engine qpor`, `--cutoff none` or `causal`, and the program-like unfolding.
 pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
     model: &Model,
     opts: &CheckOptions,
@@ -241,9 +241,9 @@ pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
     if opts.engine != EngineChoice::Qpor {
         return refuse("--distributed runs the qpor engine: give --engine qpor");
     }
-    if opts.cutoff != CutoffMode::None {
+    if !opts.cutoff.same_in_every_replica() {
         return refuse(
-            "--distributed needs --cutoff none: which events are cutoffs depends on the order each process met the states",
+            "--distributed needs --cutoff causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
         );
     }
     if opts.unfolding.resolve(model, &opts.system) == Backend::General {

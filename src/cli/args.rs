@@ -54,6 +54,9 @@ impl From<UnfoldingArg> for Backend {
 pub enum CutoffArg {
     Erv,
     Mcmillan,
+    /// A cause with the same state: decided by the event's history alone, so QPOR can
+    /// run on several threads or processes with it.
+    Causal,
     None,
 }
 
@@ -62,6 +65,7 @@ impl From<CutoffArg> for CutoffMode {
         match c {
             CutoffArg::Erv => CutoffMode::Erv,
             CutoffArg::Mcmillan => CutoffMode::McMillan,
+            CutoffArg::Causal => CutoffMode::Causal,
             CutoffArg::None => CutoffMode::None,
         }
     }

@@ -26,12 +26,14 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto", value_parser = engine_parser())]
     engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core); qpor with --cutoff
-    /// none: how many threads explore (default: one per core with --optimal, else 1).
+    /// causal or none: how many threads explore (default: one per core with --optimal,
+    /// else 1).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]
     alt: AltArgs,
-    /// QPOR and prefix-sat: the adequate order deciding cutoff events, or none (qpor only).
+    /// QPOR and prefix-sat: the adequate order deciding cutoff events; causal (a cause with
+    /// the same state: qpor only, on any number of threads) or none (qpor only).
     #[arg(long, value_enum, default_value = "erv")]
     cutoff: CutoffArg,
     /// QPOR and prefix-sat: give up (inconclusive, exit 3) after creating this many events
@@ -153,6 +155,13 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     }
     if a.jobs == Some(0) {
         return Err("--jobs 0: at least one engine must run".into());
+    }
+    let cutoff: qpor::unfolding::CutoffMode = a.cutoff.into();
+    if engine == EngineChoice::Qpor && a.jobs.is_some_and(|j| j > 1) && !cutoff.same_in_every_replica() {
+        return Err(format!(
+            "--jobs with --cutoff {}: under an adequate order, which events are cutoffs depends on the order each thread met the states; give --cutoff causal (decided by each event's history) or none",
+            cutoff.name()
+        ));
     }
     if a.distributed && a.jobs.is_some() {
         return Err(

@@ -55,10 +55,11 @@ impl QporOptions {
             .or((self.cutoff == CutoffMode::None).then_some(DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS))
     }
 
-    /// Whether the run explores on several threads: asked for, and without cutoffs (which
-    /// event is a cutoff depends on the order a replica met the states).
+    /// Whether the run explores on several threads: asked for, and without cutoffs or
+    /// with causal ones (under the adequate orders, which event is a cutoff depends on
+    /// the order a replica met the states).
     fn parallel(&self) -> bool {
-        self.jobs > 1 && self.cutoff == CutoffMode::None
+        self.jobs > 1 && self.cutoff.same_in_every_replica()
     }
 
     fn explore_options(&self) -> ExploreOptions {
@@ -91,6 +92,12 @@ pub fn check_net(net: &Net, opts: &QporOptions, budget: &Budget, observer: &mut 
     use crate::unfold::general::{GeneralOptions, GeneralUnfolding};
     let start = Instant::now();
     crate::unfold::fits_general_backend(net)?;
+    if opts.cutoff == CutoffMode::Causal {
+        return Err(ModelError::new(
+            "--cutoff causal runs on the program-like unfolding, and this net needs the general one (a net with NUPN units or --components units has the program-like one)",
+        )
+        .into());
+    }
     // The general backend's states are token counts per place: the place-component view.
     let sys = NetSystem::new(net, Decomposition::Places)?;
     let mut unf = GeneralUnfolding::new(
@@ -203,9 +210,9 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         max_events: opts.effective_max_events(),
     };
     if let Some(transport) = distributed {
-        if opts.cutoff != CutoffMode::None {
+        if !opts.cutoff.same_in_every_replica() {
             return Err(ModelError::new(
-                "a distributed exploration needs --cutoff none: which events are cutoffs depends on the order each process met the states",
+                "a distributed exploration needs --cutoff causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
             )
             .into());
         }

@@ -43,9 +43,11 @@
 //! action per event, causes first) and an event outside C as the actions of \[e\] \ C: in the
 //! program-like unfolding the event of an action enabled at a configuration is unique, so
 //! pushing the actions in order finds the same events again. The system's tables of actions
-//! are shared (behind a lock) so every replica numbers actions alike. Cutoffs are not
-//! supported: which events are cutoffs depends on the order in which a replica met states,
-//! so the classes would no longer be explored alike; the engine runs sequentially then.
+//! are shared (behind a lock) so every replica numbers actions alike. Cutoffs under an
+//! adequate order (ERV, McMillan) are not supported: which events are cutoffs depends on
+//! the order in which a replica met states, so the classes would no longer be explored
+//! alike. Causal cutoffs are: whether an event is one depends on its history alone
+//! (`unfold::cutoff`), which is the same in every replica.
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
 use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps, SplitPacer};
@@ -159,7 +161,7 @@ pub(crate) struct ParallelOptions {
 }
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with worker threads (see the
-/// module documentation); `unfolding` must have no cutoffs. Its event limit holds for each
+/// module documentation); `unfolding` must have no cutoffs or causal ones. Its event limit holds for each
 /// replica, so the caller divides it.
 pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
     sys: &S,
@@ -169,7 +171,7 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
     observer: &mut dyn Observer,
     parallel: ParallelOptions,
 ) -> Result<(ExploreOutcome, ParallelStats), ModelError> {
-    debug_assert_eq!(unfolding.cutoff, crate::unfold::cutoff::CutoffMode::None);
+    debug_assert!(unfolding.cutoff.same_in_every_replica());
     let jobs = parallel.jobs.max(1);
     let shared = Shared {
         sys,

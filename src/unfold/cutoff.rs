@@ -6,6 +6,14 @@
 //! some cutoff-free maximal configuration, which Algorithm 1 visits.
 //!
 //! Orders:
+//! - Causal: e' < e (a cause of e), or the empty configuration. Whether e is a cutoff
+//!   then depends on \[e\] alone, not on which events were discovered before it, so
+//!   every replica of a parallel or distributed exploration decides alike. A cause has
+//!   the smaller history, so these are McMillan cutoffs: every reachable state is still
+//!   reached without one (the minimal-size argument). The truncation stays finite on a
+//!   finite-state system: along an infinite causal chain two histories reach one state.
+//!   It has fewer cutoffs than the other orders, so more events; the program-like
+//!   unfolding of QPOR only (the prefix builder and the general unfolding refuse it);
 //! - McMillan: |\[e'\]| < |\[e\]|;
 //! - ERV (Esparza, Römer, Vogler): size, then the Parikh vectors compared as sorted words
 //!   (at the first action, in id order, whose counts differ, more occurrences is smaller),
@@ -21,6 +29,9 @@ pub enum CutoffMode {
     None,
     /// McMillan's size order.
     McMillan,
+    /// A cause of the event (or the empty configuration) with the same state: decided by
+    /// the event's history alone (see the module doc).
+    Causal,
     /// The total ERV order.
     #[default]
     Erv,
@@ -32,8 +43,15 @@ impl CutoffMode {
         match self {
             CutoffMode::None => "none",
             CutoffMode::McMillan => "mcmillan",
+            CutoffMode::Causal => "causal",
             CutoffMode::Erv => "erv",
         }
+    }
+
+    /// Whether every replica of an unfolding decides cutoffs alike, whatever events it
+    /// discovered before: without cutoffs, and with causal ones.
+    pub fn same_in_every_replica(self) -> bool {
+        matches!(self, CutoffMode::None | CutoffMode::Causal)
     }
 }
 

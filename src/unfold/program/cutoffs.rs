@@ -1,6 +1,7 @@
 //! The cutoff table of the program-like unfolding: events are looked up by the hash of
 //! their state, compared with the representative of that state in the adequate order, and
-//! either cut off or made the new representative.
+//! either cut off or made the new representative. Causal cutoffs need no table: the
+//! event's causes are compared with it.
 
 use super::summary::Summary;
 use super::{ProgramUnfolding, Representative};
@@ -81,6 +82,13 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     /// Decides whether the new event `e` is a cutoff, or the new representative of its
     /// state.
     pub(super) fn decide_cutoff(&mut self, e: EventId) {
+        if self.opts.cutoff == CutoffMode::Causal {
+            if self.has_cause_with_same_state(e) {
+                self.events[e.index()].cutoff = true;
+                self.stats.cutoff_events += 1;
+            }
+            return;
+        }
         let hash = self.ev(e).state_hash;
         let mut found = None;
         let candidates: SmallVec<[Representative; 4]> = self
@@ -113,6 +121,23 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             }
             None => self.add_rep(e, hash),
         }
+    }
+
+    /// Whether a cause of `e`, or the empty configuration, has e's state: only the causes
+    /// whose state hash is e's are compared.
+    fn has_cause_with_same_state(&mut self, e: EventId) -> bool {
+        let hash = self.ev(e).state_hash;
+        // The empty configuration's state hashes to 0 (the table's first entry otherwise).
+        if hash == 0 && self.same_state(EventId::NONE, e) {
+            return true;
+        }
+        let mut same_hash: SmallVec<[EventId; 4]> = SmallVec::new();
+        self.walk_history(e, |u, x| {
+            if x != e && u.ev(x).state_hash == hash {
+                same_hash.push(x);
+            }
+        });
+        same_hash.into_iter().any(|x| self.same_state(x, e))
     }
 
     /// Makes `e` the representative of the state of hash `hash` (pinned under ERV, whose

@@ -255,7 +255,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             cancel: None,
             since_clock: 0,
         };
-        if opts.cutoff != CutoffMode::None {
+        if !matches!(opts.cutoff, CutoffMode::None | CutoffMode::Causal) {
             u.reps
                 .insert_unique(0, Representative { hash: 0, event: NONE }, |r| r.hash);
         }

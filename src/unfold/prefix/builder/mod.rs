@@ -430,6 +430,11 @@ pub(crate) fn build<M: Semantics + ?Sized>(
     opts: &PrefixOptions,
     backend: &'static str,
 ) -> Result<PrefixOutcome, ModelError> {
+    if opts.cutoff == CutoffMode::Causal {
+        return Err(ModelError::new(
+            "--cutoff causal is QPOR's (check --engine qpor); a complete prefix is built with --cutoff erv or mcmillan",
+        ));
+    }
     let mut b = Builder::new(sem, opts.clone(), Instant::now());
     let mut stopped = b.add_initial_cut()?;
     if stopped.is_none() {
