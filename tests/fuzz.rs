@@ -525,7 +525,7 @@ const OPTIONS: [(&str, &[&str]); 20] = [
     ("-k", &["1", "2", "5"]),
     ("--optimal", &[]),
     ("--sdpor", &[]),
-    ("--cutoff", &["erv", "mcmillan", "none"]),
+    ("--cutoff", &["erv", "mcmillan", "causal", "none"]),
     ("--unfolding", &["auto", "program", "general"]),
     ("--all", &[]),
     ("--json", &[]),

@@ -52,11 +52,14 @@ impl From<UnfoldingArg> for Backend {
 /// `--cutoff`: the adequate order deciding cutoff events, or none.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CutoffArg {
+    /// A smaller history with the same state in the total ERV order: the fewest events.
     Erv,
+    /// A shorter history with the same state (McMillan's order).
     Mcmillan,
     /// A cause with the same state: decided by the event's history alone, so QPOR can
     /// run on several threads or processes with it.
     Causal,
+    /// No cutoffs: the plain unfolding, finite on acyclic behaviour only.
     None,
 }
 
