@@ -443,6 +443,8 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                         return Ok(end.reason());
                     }
                     if best_first {
+                        // Ranked when stored, and its steps listed again when expanded:
+                        // keeping them until then would hold a list per waiting state.
                         probe.clear();
                         self.sys.enabled_steps(&next, &mut probe);
                         best.push(Reverse((self.reduction.distance_to_dead(&next, &probe), nid)));
