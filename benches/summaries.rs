@@ -64,6 +64,7 @@ fn main() {
             ProgramOptions {
                 cutoff: case.cutoff,
                 max_events: Some(2_000_000),
+                distances: None,
             },
         );
         let qopts = ExploreOptions {

@@ -130,27 +130,37 @@ fn distributed_runs_take_no_jobs() {
 /// it can share it with; causal cutoffs run on two threads with the one-thread counts;
 /// neither a complete prefix nor the general unfolding takes them.
 #[test]
-fn only_causal_cutoffs_run_on_several_threads() {
+fn only_causal_and_distance_cutoffs_run_on_several_threads() {
     let o = qpor_line_exits(
         "check --engine qpor --optimal --jobs 2 models/proc/philosophers.proc",
         2,
     );
-    assert!(stderr(&o).contains("--cutoff causal"), "{}", stderr(&o));
-    let line = "check --engine qpor --optimal --all --cutoff causal --json models/proc/philosophers.proc";
-    let seq = json(&qpor_line_exits(&format!("{line} --jobs 1"), 1));
-    let par = json(&qpor_line_exits(&format!("{line} --jobs 2"), 1));
-    assert_eq!(par["jobs"], 2);
-    assert_eq!(par["cutoff"], "causal");
-    for field in ["max_configurations", "cutoff_leaves", "deadlocks", "ssbs"] {
-        assert_eq!(par["stats"][field], seq["stats"][field], "{field}");
+    assert!(
+        stderr(&o).contains("--cutoff distance or causal"),
+        "{}",
+        stderr(&o)
+    );
+    for cutoff in ["causal", "distance", "distance --distance-states 3"] {
+        let line = format!(
+            "check --engine qpor --optimal --all --cutoff {cutoff} --json models/proc/philosophers.proc"
+        );
+        let seq = json(&qpor_line_exits(&format!("{line} --jobs 1"), 1));
+        let par = json(&qpor_line_exits(&format!("{line} --jobs 2"), 1));
+        assert_eq!(par["jobs"], 2);
+        assert_eq!(par["cutoff"], cutoff.split(' ').next().unwrap());
+        for field in ["max_configurations", "cutoff_leaves", "deadlocks", "ssbs"] {
+            assert_eq!(par["stats"][field], seq["stats"][field], "{cutoff}: {field}");
+        }
     }
-    for line in [
-        "unfold --cutoff causal models/proc/philosophers.proc",
-        "check --engine prefix-sat --cutoff causal models/proc/philosophers.proc",
-        "check --engine qpor --cutoff causal models/nets/philosophers-5.pnml",
-    ] {
-        let o = qpor_line_exits(line, 2);
-        assert!(stderr(&o).contains("causal"), "{line}: {}", stderr(&o));
+    for cutoff in ["causal", "distance"] {
+        for line in [
+            format!("unfold --cutoff {cutoff} models/proc/philosophers.proc"),
+            format!("check --engine prefix-sat --cutoff {cutoff} models/proc/philosophers.proc"),
+            format!("check --engine qpor --cutoff {cutoff} models/nets/philosophers-5.pnml"),
+        ] {
+            let o = qpor_line_exits(&line, 2);
+            assert!(stderr(&o).contains(cutoff), "{line}: {}", stderr(&o));
+        }
     }
 }
 

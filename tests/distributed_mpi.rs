@@ -105,6 +105,21 @@ fn two_ranks_cut_causally_as_one_process_does() {
     );
 }
 
+/// Distance cutoffs are decided by each event's history and a table every process
+/// searches alike.
+#[test]
+fn two_ranks_cut_by_distance_as_one_process_does() {
+    let r = assert_two_ranks_agree(
+        "models/proc/philosophers.proc",
+        "distance",
+        &["--optimal", "--all"],
+    );
+    assert!(
+        r["stats"]["cutoff_leaves"].as_u64().unwrap() > 0,
+        "no cutoff met, nothing shown: {r}"
+    );
+}
+
 #[test]
 fn two_ranks_find_a_deadlock_and_exit_as_one_process_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -127,7 +142,7 @@ fn two_ranks_find_a_deadlock_and_exit_as_one_process_does() {
 }
 
 #[test]
-fn a_distributed_run_needs_no_cutoffs_and_says_so_once() {
+fn a_distributed_run_needs_cutoffs_every_rank_decides_alike_and_says_so_once() {
     let model = Path::new("models/proc/pi.proc").to_str().unwrap();
     let out = qpor(
         Some(2),
@@ -137,7 +152,7 @@ fn a_distributed_run_needs_no_cutoffs_and_says_so_once() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr
-            .matches("--distributed needs --cutoff causal or none")
+            .matches("--distributed needs --cutoff distance, causal or none")
             .count(),
         1,
         "only rank 0 reports the error: {stderr}"

@@ -514,7 +514,7 @@ const NET_MODELS: [&str; 4] = [
 ];
 
 /// Options with the values they take (none for a flag).
-const OPTIONS: [(&str, &[&str]); 20] = [
+const OPTIONS: [(&str, &[&str]); 21] = [
     (
         "--engine",
         &["auto", "qpor", "explicit", "walk", "stubborn", "lp", "prefix-sat"],
@@ -525,7 +525,8 @@ const OPTIONS: [(&str, &[&str]); 20] = [
     ("-k", &["1", "2", "5"]),
     ("--optimal", &[]),
     ("--sdpor", &[]),
-    ("--cutoff", &["erv", "mcmillan", "causal", "none"]),
+    ("--cutoff", &["erv", "mcmillan", "causal", "distance", "none"]),
+    ("--distance-states", &["1", "100"]),
     ("--unfolding", &["auto", "program", "general"]),
     ("--all", &[]),
     ("--json", &[]),

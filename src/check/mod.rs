@@ -112,6 +112,9 @@ pub struct CheckOptions {
     /// QPOR and prefix-sat: stop with an inconclusive verdict after creating this many
     /// events.
     pub max_events: Option<u64>,
+    /// QPOR, `--cutoff distance`: how many states the table of distances may hold (`None`:
+    /// what fits its default memory).
+    pub distance_states: Option<usize>,
     /// QPOR: never prune the unfolding (for measurements).
     pub no_prune: bool,
     /// QPOR and prefix-sat: which unfolding backend to explore.
@@ -135,6 +138,7 @@ impl CheckOptions {
             all: self.all,
             cutoff: self.cutoff,
             max_events: self.max_events,
+            distance_states: self.distance_states,
             no_prune: self.no_prune,
             unfolding: self.unfolding,
             // See `qpor_jobs_default`. In the portfolio QPOR's share of
@@ -230,7 +234,7 @@ pub(crate) fn cores() -> usize {
 /// Checks `model` with QPOR on the processes of `transport` (`--distributed`): every
 /// process calls it with the same model and options. Rank 0 returns the report, its
 /// witnesses replayed on the model as [`check`] does; the others return `None`. Needs
-/// `--engine qpor`, `--cutoff none` or `causal`, and the program-like unfolding.
+/// `--engine qpor`, `--cutoff none`, `causal` or `distance`, and the program-like unfolding.
 pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
     model: &Model,
     opts: &CheckOptions,
@@ -243,7 +247,7 @@ pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
     }
     if !opts.cutoff.same_in_every_replica() {
         return refuse(
-            "--distributed needs --cutoff causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
+            "--distributed needs --cutoff distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
         );
     }
     if opts.unfolding.resolve(model, &opts.system) == Backend::General {

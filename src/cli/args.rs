@@ -59,6 +59,11 @@ pub enum CutoffArg {
     /// A cause with the same state: decided by the event's history alone, so QPOR can
     /// run on several threads or processes with it.
     Causal,
+    /// A shorter firing sequence to the event's state, in a table a breadth-first search
+    /// fills up front (see --distance-states), or else a cause with the same state: QPOR
+    /// on several threads or processes, with far fewer events than causal where the
+    /// state space is small.
+    Distance,
     /// No cutoffs: the plain unfolding, finite on acyclic behaviour only.
     None,
 }
@@ -69,6 +74,7 @@ impl From<CutoffArg> for CutoffMode {
             CutoffArg::Erv => CutoffMode::Erv,
             CutoffArg::Mcmillan => CutoffMode::McMillan,
             CutoffArg::Causal => CutoffMode::Causal,
+            CutoffArg::Distance => CutoffMode::Distance,
             CutoffArg::None => CutoffMode::None,
         }
     }

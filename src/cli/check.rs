@@ -26,14 +26,14 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto", value_parser = engine_parser())]
     engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core); qpor with --cutoff
-    /// causal or none: how many threads explore (default: one per core with --optimal,
+    /// distance, causal or none: how many threads explore (default: one per core with --optimal,
     /// else 1).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]
     alt: AltArgs,
-    /// QPOR and prefix-sat: the adequate order deciding cutoff events; causal (a cause with
-    /// the same state: qpor only, on any number of threads) or none (qpor only).
+    /// QPOR and prefix-sat: the adequate order deciding cutoff events; distance and causal
+    /// (qpor only, on any number of threads) or none (qpor only).
     #[arg(long, value_enum, default_value = "erv")]
     cutoff: CutoffArg,
     /// QPOR and prefix-sat: give up (inconclusive, exit 3) after creating this many events
@@ -44,6 +44,10 @@ pub struct CheckArgs {
     /// given --components; general, token by token, for other nets).
     #[arg(long, value_enum, default_value = "auto")]
     unfolding: UnfoldingArg,
+    /// QPOR with --cutoff distance: how many states the breadth-first search may store in
+    /// the table of distances (default: what fits 256 MB).
+    #[arg(long, value_name = "N")]
+    distance_states: Option<usize>,
     /// QPOR: keep every event (no pruning of the unfolding).
     #[arg(long, hide = true)]
     no_prune: bool,
@@ -159,7 +163,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     let cutoff: qpor::unfolding::CutoffMode = a.cutoff.into();
     if engine == EngineChoice::Qpor && a.jobs.is_some_and(|j| j > 1) && !cutoff.same_in_every_replica() {
         return Err(format!(
-            "--jobs with --cutoff {}: under an adequate order, which events are cutoffs depends on the order each thread met the states; give --cutoff causal (decided by each event's history) or none",
+            "--jobs with --cutoff {}: under an adequate order, which events are cutoffs depends on the order each thread met the states; give --cutoff distance or causal (decided by each event's history) or none",
             cutoff.name()
         ));
     }
@@ -195,6 +199,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         alt: a.alt.mode()?,
         cutoff: a.cutoff.into(),
         max_events: a.max_events,
+        distance_states: a.distance_states,
         no_prune: a.no_prune,
         unfolding: a.unfolding.into(),
         seed: a.seed,

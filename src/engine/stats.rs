@@ -219,6 +219,12 @@ pub struct QporCounters {
     /// Their bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_bytes: Option<u64>,
+    /// States in the table of distance cutoffs (`--cutoff distance`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance_table_states: Option<u64>,
+    /// The largest distance in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance_table_radius: Option<u64>,
 }
 
 /// Resident memory of this process now, in bytes (Linux `VmRSS`), 0 if unknown.

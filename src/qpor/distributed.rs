@@ -254,9 +254,8 @@ pub(crate) struct DistributedStats {
 }
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with the processes of
-/// `transport` (see the module documentation); `unfolding` must have no cutoffs or causal
-/// ones, and its
-/// event limit holds for each replica. Every rank calls it with the same model and
+/// `transport` (see the module documentation); `unfolding` must have cutoffs every
+/// replica decides alike (none, causal or distance), and its event limit holds for each replica. Every rank calls it with the same model and
 /// options; rank 0 returns the outcome, the others `None`. With `split_every`, a task
 /// splits every this many nodes whether or not a rank is idle (tests make small runs split
 /// so).
@@ -470,7 +469,7 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
 
     /// A new replica, watching the budget.
     fn replica(&mut self) -> Replica<'s, S> {
-        let mut unf = ProgramUnfolding::new(self.sys, self.unfolding);
+        let mut unf = ProgramUnfolding::new(self.sys, self.unfolding.clone());
         unf.watch(self.budget.deadline(), self.budget.cancel_token().clone());
         self.replicas += 1;
         Replica {

@@ -31,6 +31,9 @@ pub struct QporOptions {
     /// Stop with an inconclusive verdict after creating this many events; with
     /// `--cutoff none` it defaults to [`DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS`].
     pub max_events: Option<u64>,
+    /// `--cutoff distance`: how many states the table of distances may hold (`None`: what
+    /// fits 256 MB).
+    pub distance_states: Option<usize>,
     /// Never prune the unfolding (for measurements).
     pub no_prune: bool,
     /// Which unfolding backend to explore.
@@ -56,7 +59,7 @@ impl QporOptions {
     }
 
     /// Whether the run explores on several threads: asked for, and without cutoffs or
-    /// with causal ones (under the adequate orders, which event is a cutoff depends on
+    /// with causal or distance ones (under the adequate orders, which event is a cutoff depends on
     /// the order a replica met the states).
     fn parallel(&self) -> bool {
         self.jobs > 1 && self.cutoff.same_in_every_replica()
@@ -92,10 +95,11 @@ pub fn check_net(net: &Net, opts: &QporOptions, budget: &Budget, observer: &mut 
     use crate::unfold::general::{GeneralOptions, GeneralUnfolding};
     let start = Instant::now();
     crate::unfold::fits_general_backend(net)?;
-    if opts.cutoff == CutoffMode::Causal {
-        return Err(ModelError::new(
-            "--cutoff causal runs on the program-like unfolding, and this net needs the general one (a net with NUPN units or --components units has the program-like one)",
-        )
+    if !opts.cutoff.has_table() && opts.cutoff != CutoffMode::None {
+        return Err(ModelError::new(format!(
+            "--cutoff {} runs on the program-like unfolding, and this net needs the general one (a net with NUPN units or --components units has the program-like one)",
+            opts.cutoff.name()
+        ))
         .into());
     }
     // The general backend's states are token counts per place: the place-component view.
@@ -180,7 +184,9 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     tree: &mut dyn TreeListener,
     distributed: Option<&T>,
 ) -> Result<Option<Report>, EngineError> {
+    use crate::unfold::program::distances::{default_table_states, StateDistances};
     use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
+    use std::sync::Arc;
     let start = Instant::now();
     if !crate::unfold::program::supports(sys) {
         return Err(ModelError::new(
@@ -205,14 +211,32 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         };
         return Ok(Some(Report::new("qpor", Vec::new(), None, stats, settings)));
     }
+    let distances = if opts.cutoff == CutoffMode::Distance {
+        let max_states = opts
+            .distance_states
+            .unwrap_or_else(|| default_table_states(sys.num_components()));
+        let table = StateDistances::search(sys, max_states, budget.deadline(), budget.cancel_token())?;
+        Some(Arc::new(table))
+    } else {
+        None
+    };
+    let table = distances.as_ref().map(|t| (t.len() as u64, t.radius() as u64));
+    let with_table = |mut report: Report| {
+        if let (Some((states, radius)), Counters::Qpor(c)) = (table, &mut report.stats.counters) {
+            c.distance_table_states = Some(states);
+            c.distance_table_radius = Some(radius);
+        }
+        report
+    };
     let unfolding = ProgramOptions {
         cutoff: opts.cutoff,
         max_events: opts.effective_max_events(),
+        distances,
     };
     if let Some(transport) = distributed {
         if !opts.cutoff.same_in_every_replica() {
             return Err(ModelError::new(
-                "a distributed exploration needs --cutoff causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
+                "a distributed exploration needs --cutoff distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
             )
             .into());
         }
@@ -234,7 +258,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         let Some((out, stats)) = explored else {
             return Ok(None);
         };
-        let mut report = report(out, opts, "program", start);
+        let mut report = with_table(report(out, opts, "program", start));
         report.settings.ranks = Some(ranks);
         if let Counters::Qpor(c) = &mut report.stats.counters {
             c.tasks = Some(stats.tasks);
@@ -261,7 +285,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
             observer,
             parallel,
         )?;
-        let mut report = report(out, opts, "program", start);
+        let mut report = with_table(report(out, opts, "program", start));
         report.settings.jobs = Some(opts.jobs);
         if let Counters::Qpor(c) = &mut report.stats.counters {
             c.tasks = Some(stats.tasks);
@@ -271,7 +295,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     let mut unf = ProgramUnfolding::new(sys, unfolding);
     unf.watch(budget.deadline(), budget.cancel_token().clone());
     let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
-    Ok(Some(report(out, opts, "program", start)))
+    Ok(Some(with_table(report(out, opts, "program", start))))
 }
 
 /// The report of an exploration of the `backend` unfolding.
@@ -294,6 +318,8 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         tasks: None,
         messages: None,
         message_bytes: None,
+        distance_table_states: None,
+        distance_table_radius: None,
     };
     let stats = Stats::new(Counters::Qpor(counters), start.elapsed().as_secs_f64());
     let settings = Settings {

@@ -46,8 +46,8 @@
 //! are shared (behind a lock) so every replica numbers actions alike. Cutoffs under an
 //! adequate order (ERV, McMillan) are not supported: which events are cutoffs depends on
 //! the order in which a replica met states, so the classes would no longer be explored
-//! alike. Causal cutoffs are: whether an event is one depends on its history alone
-//! (`unfold::cutoff`), which is the same in every replica.
+//! alike. Causal and distance cutoffs are: whether an event is one depends on its history
+//! alone, and on a table every replica shares (`unfold::cutoff`).
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
 use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps, SplitPacer};
@@ -161,7 +161,8 @@ pub(crate) struct ParallelOptions {
 }
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with worker threads (see the
-/// module documentation); `unfolding` must have no cutoffs or causal ones. Its event limit holds for each
+/// module documentation); `unfolding` must have cutoffs every replica decides alike
+/// (none, causal or distance). Its event limit holds for each
 /// replica, so the caller divides it.
 pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
     sys: &S,
@@ -273,7 +274,7 @@ fn run<'s, S: System + Sync + ?Sized>(
         return;
     }
     shared.active.fetch_add(1, Ordering::SeqCst);
-    let mut unf = ProgramUnfolding::new(shared.sys, shared.unfolding);
+    let mut unf = ProgramUnfolding::new(shared.sys, shared.unfolding.clone());
     unf.watch(shared.budget.deadline(), cancel.clone());
     let mut replica = Replica {
         unf,

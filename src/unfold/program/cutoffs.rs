@@ -82,8 +82,8 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     /// Decides whether the new event `e` is a cutoff, or the new representative of its
     /// state.
     pub(super) fn decide_cutoff(&mut self, e: EventId) {
-        if self.opts.cutoff == CutoffMode::Causal {
-            if self.has_cause_with_same_state(e) {
+        if matches!(self.opts.cutoff, CutoffMode::Causal | CutoffMode::Distance) {
+            if self.shorter_sequence_known(e) || self.has_cause_with_same_state(e) {
                 self.events[e.index()].cutoff = true;
                 self.stats.cutoff_events += 1;
             }
@@ -121,6 +121,26 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             }
             None => self.add_rep(e, hash),
         }
+    }
+
+    /// Whether the table of distance cutoffs holds e's state at a distance below |\[e\]|.
+    fn shorter_sequence_known(&self, e: EventId) -> bool {
+        let Some(table) = &self.opts.distances else {
+            return false;
+        };
+        let ev = self.ev(e);
+        table.shorter_than(ev.state_hash, ev.size, |state, moved| {
+            // [e] and the stored state agree on the components [e] touches, and the state
+            // has moved no other component from its initial local state.
+            let mut agree = true;
+            let mut touched_moved = 0;
+            self.tries.for_each(ev.summary, &mut |c, x| {
+                let post = self.node(EventId(x), c).post;
+                agree &= post == state[c.index()];
+                touched_moved += (post != self.initial[c.index()]) as u32;
+            });
+            agree && touched_moved == moved
+        })
     }
 
     /// Whether a cause of `e`, or the empty configuration, has e's state: only the causes

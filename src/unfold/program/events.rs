@@ -19,7 +19,7 @@ fn mix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn local_hash(c: CompId, l: Local) -> u64 {
+pub(super) fn local_hash(c: CompId, l: Local) -> u64 {
     mix(((c.0 as u64) << 32) | l.0 as u64)
 }
 

@@ -49,6 +49,7 @@
 
 mod cex;
 mod cutoffs;
+pub(crate) mod distances;
 mod events;
 mod footprint;
 mod relations;
@@ -63,9 +64,11 @@ use super::cutoff::CutoffMode;
 use super::{EventId, UnfoldStats};
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, Step, System};
+use distances::StateDistances;
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 use std::cell::Cell;
+use std::sync::Arc;
 use std::time::Instant;
 use summary::{Summary, Tries};
 
@@ -169,12 +172,15 @@ impl Event {
 }
 
 /// Options of the program-like unfolding.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ProgramOptions {
     /// The adequate order for cutoffs.
     pub cutoff: CutoffMode,
     /// Stop with [`super::UnfoldError::EventLimit`] after creating this many events.
     pub max_events: Option<u64>,
+    /// The table of distance cutoffs ([`CutoffMode::Distance`], which needs it), shared by
+    /// every replica.
+    pub distances: Option<Arc<StateDistances>>,
 }
 
 /// A representative of a state in the cutoff table.
@@ -255,7 +261,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             cancel: None,
             since_clock: 0,
         };
-        if !matches!(opts.cutoff, CutoffMode::None | CutoffMode::Causal) {
+        if u.opts.cutoff.has_table() {
             u.reps
                 .insert_unique(0, Representative { hash: 0, event: NONE }, |r| r.hash);
         }

@@ -430,10 +430,11 @@ pub(crate) fn build<M: Semantics + ?Sized>(
     opts: &PrefixOptions,
     backend: &'static str,
 ) -> Result<PrefixOutcome, ModelError> {
-    if opts.cutoff == CutoffMode::Causal {
-        return Err(ModelError::new(
-            "--cutoff causal is QPOR's (check --engine qpor); a complete prefix is built with --cutoff erv or mcmillan",
-        ));
+    if !opts.cutoff.has_table() && opts.cutoff != CutoffMode::None {
+        return Err(ModelError::new(format!(
+            "--cutoff {} is QPOR's (check --engine qpor); a complete prefix is built with --cutoff erv or mcmillan",
+            opts.cutoff.name()
+        )));
     }
     let mut b = Builder::new(sem, opts.clone(), Instant::now());
     let mut stopped = b.add_initial_cut()?;
