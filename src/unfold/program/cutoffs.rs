@@ -5,7 +5,7 @@
 
 use super::summary::Summary;
 use super::{ProgramUnfolding, Representative};
-use crate::system::System;
+use crate::system::{ActionId, System};
 use crate::unfold::cutoff::{compare_erv, CutoffMode, HistoryShape};
 use crate::unfold::EventId;
 use smallvec::SmallVec;
@@ -123,13 +123,17 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         }
     }
 
-    /// Whether the table of distance cutoffs holds e's state at a distance below |\[e\]|.
-    fn shorter_sequence_known(&self, e: EventId) -> bool {
-        let Some(table) = &self.opts.distances else {
+    /// Whether the table of distance cutoffs knows a firing sequence to e's state that
+    /// is shorter than \[e\], or as long with a smaller Parikh vector. Both orders are
+    /// adequate (they refine inclusion and extensions keep them), so a cut against either
+    /// keeps every reachable state.
+    fn shorter_sequence_known(&mut self, e: EventId) -> bool {
+        let Some(table) = self.opts.distances.clone() else {
             return false;
         };
         let ev = self.ev(e);
-        table.shorter_than(ev.state_hash, ev.size, |state, moved| {
+        let size = ev.size;
+        let found = table.find_within(ev.state_hash, size, |state, moved| {
             // [e] and the stored state agree on the components [e] touches, and the state
             // has moved no other component from its initial local state.
             let mut agree = true;
@@ -140,7 +144,23 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
                 touched_moved += (post != self.initial[c.index()]) as u32;
             });
             agree && touched_moved == moved
-        })
+        });
+        let Some((id, shorter)) = found else {
+            return false;
+        };
+        if shorter {
+            return true;
+        }
+        // As long: compare Parikh vectors by the table's action ranks. An action the
+        // search never met has no rank, and then nothing is cut.
+        let mut ranks = Vec::with_capacity(size as usize);
+        let mut all_ranked = true;
+        self.walk_history(e, |u, x| match table.action_rank(u.ev(x).action) {
+            Some(r) => ranks.push(ActionId(r)),
+            None => all_ranked = false,
+        });
+        ranks.sort_unstable();
+        all_ranked && table.parikh_below(id, &ranks)
     }
 
     /// Whether a cause of `e`, or the empty configuration, has e's state: only the causes
