@@ -45,7 +45,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "auto")]
     unfolding: UnfoldingArg,
     /// QPOR with --cutoff distance: how many states the breadth-first search may store in
-    /// the table of distances (default: what fits 256 MB).
+    /// the table of distances (default: 131072, or fewer to fit 64 MB).
     #[arg(long, value_name = "N")]
     distance_states: Option<usize>,
     /// QPOR: keep every event (no pruning of the unfolding).

@@ -32,7 +32,7 @@ pub struct QporOptions {
     /// `--cutoff none` it defaults to [`DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS`].
     pub max_events: Option<u64>,
     /// `--cutoff distance`: how many states the table of distances may hold (`None`: what
-    /// fits 256 MB).
+    /// fits 64 MB, at most 131 072).
     pub distance_states: Option<usize>,
     /// Never prune the unfolding (for measurements).
     pub no_prune: bool,
