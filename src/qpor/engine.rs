@@ -59,8 +59,8 @@ impl QporOptions {
     }
 
     /// Whether the run explores on several threads: asked for, and without cutoffs or
-    /// with causal or distance ones (under the adequate orders, which event is a cutoff depends on
-    /// the order a replica met the states).
+    /// with causal or distance ones (under the adequate orders, which event is a cutoff
+    /// depends on the order a replica met the states).
     fn parallel(&self) -> bool {
         self.jobs > 1 && self.cutoff.same_in_every_replica()
     }
@@ -95,7 +95,7 @@ pub fn check_net(net: &Net, opts: &QporOptions, budget: &Budget, observer: &mut 
     use crate::unfold::general::{GeneralOptions, GeneralUnfolding};
     let start = Instant::now();
     crate::unfold::fits_general_backend(net)?;
-    if !opts.cutoff.has_table() && opts.cutoff != CutoffMode::None {
+    if !opts.cutoff.uses_representatives() && opts.cutoff != CutoffMode::None {
         return Err(ModelError::new(format!(
             "--cutoff {} runs on the program-like unfolding, and this net needs the general one (a net with NUPN units or --components units has the program-like one)",
             opts.cutoff.name()

@@ -68,7 +68,7 @@ impl CutoffMode {
 
     /// Whether cutoffs are decided against the representatives of states discovered so
     /// far (McMillan's and ERV's), as a complete prefix needs.
-    pub fn has_table(self) -> bool {
+    pub fn uses_representatives(self) -> bool {
         matches!(self, CutoffMode::McMillan | CutoffMode::Erv)
     }
 }

@@ -1,7 +1,9 @@
 //! The cutoff table of the program-like unfolding: events are looked up by the hash of
 //! their state, compared with the representative of that state in the adequate order, and
 //! either cut off or made the new representative. Causal cutoffs need no table: the
-//! event's causes are compared with it.
+//! event's causes are compared with it. Distance cutoffs look the event's state up in the
+//! table of distances searched before the exploration ([`super::distances`]), then
+//! compare its causes.
 
 use super::summary::Summary;
 use super::{ProgramUnfolding, Representative};

@@ -261,7 +261,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             cancel: None,
             since_clock: 0,
         };
-        if u.opts.cutoff.has_table() {
+        if u.opts.cutoff.uses_representatives() {
             u.reps
                 .insert_unique(0, Representative { hash: 0, event: NONE }, |r| r.hash);
         }

@@ -430,7 +430,7 @@ pub(crate) fn build<M: Semantics + ?Sized>(
     opts: &PrefixOptions,
     backend: &'static str,
 ) -> Result<PrefixOutcome, ModelError> {
-    if !opts.cutoff.has_table() && opts.cutoff != CutoffMode::None {
+    if !opts.cutoff.uses_representatives() && opts.cutoff != CutoffMode::None {
         return Err(ModelError::new(format!(
             "--cutoff {} is QPOR's (check --engine qpor); a complete prefix is built with --cutoff erv or mcmillan",
             opts.cutoff.name()
