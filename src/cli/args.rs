@@ -59,10 +59,10 @@ pub enum CutoffArg {
     /// A cause with the same state: decided by the event's history alone, so QPOR can
     /// run on several threads or processes with it.
     Causal,
-    /// A shorter firing sequence to the event's state (or as long, with a smaller Parikh
-    /// vector), in a table a breadth-first search fills up front (see --distance-states),
-    /// or else a cause with the same state: QPOR on several threads or processes, with
-    /// far fewer events than causal where the table holds the states.
+    /// A firing sequence to the event's state smaller in the ERV order, in a table a
+    /// breadth-first search fills up front (see --distance-states), or else a cause with
+    /// the same state: QPOR on several threads or processes, with fewer events than ERV
+    /// where the table holds the states.
     Distance,
     /// No cutoffs: the plain unfolding, finite on acyclic behaviour only.
     None,

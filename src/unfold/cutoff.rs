@@ -14,13 +14,13 @@
 //!   finite-state system: along an infinite causal chain two histories reach one state.
 //!   It has fewer cutoffs than the other orders, so more events; the program-like
 //!   unfolding of QPOR only (the prefix builder and the general unfolding refuse it);
-//! - Distance: a firing sequence to e's state shorter than \[e\], or as long with a
-//!   smaller Parikh vector, found by a breadth-first search bounded by a number of states,
-//!   up front and the same in every replica (`program::distances`); beyond the table, a
-//!   cause as for causal cutoffs. Also decided by \[e\] alone: the cut is against the
-//!   configuration the firing sequence linearises, discovered or not, in an adequate
-//!   order. Where the table holds a state, it cuts at least every event McMillan's order
-//!   would; the program-like unfolding of QPOR only;
+//! - Distance: a firing sequence to e's state smaller than \[e\] in the ERV order, found
+//!   by a breadth-first search bounded by a number of states, up front and the same in
+//!   every replica (`program::distances`); beyond the table, a cause as for causal
+//!   cutoffs. Also decided by \[e\] alone: the cut is against the configuration the firing
+//!   sequence linearises, discovered or not. Where the table holds a state, only its
+//!   least history is left uncut (the order ranks actions as the search met them, not by
+//!   id); the program-like unfolding of QPOR only;
 //! - McMillan: |\[e'\]| < |\[e\]|;
 //! - ERV (Esparza, Römer, Vogler): size, then the Parikh vectors compared as sorted words
 //!   (at the first action, in id order, whose counts differ, more occurrences is smaller),
@@ -39,9 +39,9 @@ pub enum CutoffMode {
     /// A cause of the event (or the empty configuration) with the same state: decided by
     /// the event's history alone (see the module doc).
     Causal,
-    /// A shorter firing sequence to the event's state (or as long, with a smaller Parikh
-    /// vector) in a table searched up front, or a cause with its state: decided by the
-    /// event's history and the table alone.
+    /// A firing sequence to the event's state smaller in the ERV order, in a table searched
+    /// up front, or a cause with its state: decided by the event's history and the table
+    /// alone.
     Distance,
     /// The total ERV order.
     #[default]

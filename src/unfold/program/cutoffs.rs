@@ -126,9 +126,9 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     }
 
     /// Whether the table of distance cutoffs knows a firing sequence to e's state that
-    /// is shorter than \[e\], or as long with a smaller Parikh vector. Both orders are
-    /// adequate (they refine inclusion and extensions keep them), so a cut against either
-    /// keeps every reachable state.
+    /// is smaller than \[e\] in ERV's order: shorter, or as long and smaller by Parikh
+    /// vector, then Foata normal form. The order is adequate (it refines inclusion and
+    /// extensions keep it), so the cut keeps every reachable state.
     fn shorter_sequence_known(&mut self, e: EventId) -> bool {
         let Some(table) = self.opts.distances.clone() else {
             return false;
@@ -153,16 +153,16 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         if shorter {
             return true;
         }
-        // As long: compare Parikh vectors by the table's action ranks. An action the
-        // search never met has no rank, and then nothing is cut.
-        let mut ranks = Vec::with_capacity(size as usize);
+        // As long: compare in ERV's order (Parikh vectors, then Foata normal forms) by the
+        // table's action ranks. An action the search never met has no rank, and then
+        // nothing is cut.
+        let mut shape = HistoryShape::default();
         let mut all_ranked = true;
         self.walk_history(e, |u, x| match table.action_rank(u.ev(x).action) {
-            Some(r) => ranks.push(ActionId(r)),
+            Some(r) => shape.events.push((u.ev(x).level, ActionId(r))),
             None => all_ranked = false,
         });
-        ranks.sort_unstable();
-        all_ranked && table.parikh_below(id, &ranks)
+        all_ranked && table.erv_below(id, &shape)
     }
 
     /// Whether a cause of `e`, or the empty configuration, has e's state: only the causes

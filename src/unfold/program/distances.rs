@@ -1,24 +1,26 @@
 //! The table of distance cutoffs: the states a breadth-first search meets within a fixed
-//! number of states, each with the least firing sequence found to it: the shortest, and
-//! among those the one with the least Parikh vector (ERV's comparison, over actions ranked
-//! in the order the search met them).
+//! number of states, each with the least firing sequence found to it in ERV's order: the
+//! shortest, then the least Parikh vector, then the least Foata normal form (the levels
+//! the unfolding's events would have), over actions ranked in the order the search met
+//! them.
 //!
 //! An event e is a distance cutoff when this table holds state(\[e\]) with a sequence
-//! shorter than |\[e\]|, or as long with a smaller Parikh vector (or, beyond the table,
-//! when a cause has e's state, as with causal cutoffs). The table depends only on the
-//! system and its size bound, never on the order in which a replica met events, so every
-//! thread and process of a parallel or distributed run cuts the same events. Every firing
-//! sequence linearises a configuration of the unfolding with its length and Parikh
-//! vector, and "shorter, or as long with a smaller Parikh vector" is an adequate order
-//! (well founded, refining inclusion, kept by extensions): the cut is against a
-//! configuration that need not have been discovered, and the argument of the minimal
-//! configuration in that order keeps every reachable state. Whether or not the search was
-//! complete only decides how many events the table cuts.
+//! smaller than \[e\] in that order (or, beyond the table, when a cause has e's state, as
+//! with causal cutoffs). The table depends only on the system and its size bound, never
+//! on the order in which a replica met events, so every thread and process of a parallel
+//! or distributed run cuts the same events. Every firing sequence linearises a
+//! configuration of the unfolding with its length, Parikh vector and Foata normal form,
+//! and ERV's order is adequate (well founded, refining inclusion, kept by extensions): the
+//! cut is against a configuration that need not have been discovered, and the argument of
+//! the least configuration reaching a state keeps every reachable state. Where the table
+//! holds every state, each state keeps one uncut history, its least: fewer events than the
+//! sequential ERV run, which cuts only against the events it met first. Whether or not
+//! the search was complete only decides how many events the table cuts.
 //!
-//! The least vector of each level extends a least vector of the level before (adding one
-//! action to two vectors keeps their order), so a state met again in its own level takes
-//! the new sequence when it is smaller, and the sequences are stored as a tree: a state's
-//! previous state and last action.
+//! Because extensions keep the order, the least sequence to a state extends the least
+//! sequence to the state before it: a state met again in its own level takes the new
+//! sequence when it is smaller, and the sequences are stored as a tree (a state's previous
+//! state, last action and the components that action touches), replayed for comparisons.
 //!
 //! Fault states are not expanded, as the unfolding never extends a fault event: a firing
 //! sequence through one is no configuration QPOR explores.
@@ -26,7 +28,8 @@
 use super::events::local_hash;
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
-use crate::unfold::cutoff::compare_parikh;
+use crate::unfold::cutoff::{compare_erv, HistoryShape};
+use hashbrown::HashMap;
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 use std::cmp::Ordering;
@@ -44,7 +47,7 @@ pub(crate) const DEFAULT_TABLE_STATES: usize = 1 << 17;
 /// The table's default bound on states for a system of `components` components: what fits
 /// [`DEFAULT_TABLE_BYTES`], at most [`DEFAULT_TABLE_STATES`].
 pub(crate) fn default_table_states(components: usize) -> usize {
-    let per_state = 4 * components + 32;
+    let per_state = 4 * components + 48;
     (DEFAULT_TABLE_BYTES / per_state).clamp(1, DEFAULT_TABLE_STATES)
 }
 
@@ -64,8 +67,13 @@ pub struct StateDistances {
     /// for the initial state), and the rank of the action that leads from there.
     previous: Vec<u32>,
     last_action: Vec<u32>,
+    /// Per state: the components that last action touches, `touched[touched_at[i]..]`
+    /// for `touched_len[i]` entries (they give the Foata levels of the sequence).
+    touched_at: Vec<u32>,
+    touched_len: Vec<u32>,
+    touched: Vec<CompId>,
     /// Per action id: its rank, the order in which the search met the actions
-    /// (`NO_RANK`: never met). Parikh vectors are compared by ranks, not ids: every
+    /// (`NO_RANK`: never met). Sequences are compared by ranks, not ids: every
     /// process of a distributed run meets the actions in the same order, but a system
     /// that numbers its actions as it meets them may number those beyond the table
     /// differently in each.
@@ -97,10 +105,18 @@ impl StateDistances {
             index: HashTable::new(),
             previous: Vec::new(),
             last_action: Vec::new(),
+            touched_at: Vec::new(),
+            touched_len: Vec::new(),
+            touched: Vec::new(),
             action_ranks: Vec::new(),
             complete: false,
         };
-        table.insert(&initial, 0, 0, 0, NO_STATE, NO_RANK);
+        let none = LastStep {
+            from: NO_STATE,
+            rank: NO_RANK,
+            touched: &[],
+        };
+        table.insert(&initial, 0, 0, 0, none);
         let mut ranks_met = 0u32;
         let mut steps: Vec<Step> = Vec::new();
         let mut next = initial.clone();
@@ -124,8 +140,8 @@ impl StateDistances {
             }
             steps.clear();
             sys.enabled_steps(&state, &mut steps);
-            // The Parikh vector of the state being expanded, found when first needed.
-            let mut expanded_parikh: Option<Vec<ActionId>> = None;
+            // The least sequence to the state being expanded, found when first needed.
+            let mut expanded_sequence: Option<Replay> = None;
             for step in &steps {
                 before.clear();
                 before.extend(step.touched.iter().map(|c| state[c.index()]));
@@ -156,18 +172,17 @@ impl StateDistances {
                 let rank = table.action_ranks[a];
                 let distance = table.distances[id] + 1;
                 if let Some(known) = table.find(hash, &next) {
-                    // Met again in the same breadth-first level: keep the sequence with the
-                    // smaller Parikh vector. (Appending one action to two vectors keeps their
-                    // order, so the least vector of every level extends one of the last.)
+                    // Met again in the same breadth-first level: keep the smaller sequence
+                    // in ERV's order (the order is kept by extensions, so the least
+                    // sequence to a state extends the least sequence to the state before).
                     let known = known as usize;
                     if table.distances[known] == distance {
-                        let mine = expanded_parikh.get_or_insert_with(|| table.parikh(id));
-                        let mut through_here = mine.clone();
-                        let at = through_here.partition_point(|x| x.0 <= rank);
-                        through_here.insert(at, ActionId(rank));
-                        if compare_parikh(&through_here, &table.parikh(known)) == Ordering::Less {
+                        let mine = expanded_sequence.get_or_insert_with(|| table.replay(id));
+                        let through_here = mine.extended(rank, &step.touched);
+                        if compare_erv(&through_here, &table.replay(known).shape) == Ordering::Less {
                             table.previous[known] = id as u32;
                             table.last_action[known] = rank;
+                            table.set_touched(known, &step.touched);
                         }
                     }
                     continue;
@@ -175,17 +190,27 @@ impl StateDistances {
                 if table.len() >= max_states {
                     return Ok(table);
                 }
-                table.insert(&next, hash, moved as u32, distance, id as u32, rank);
+                let last = LastStep {
+                    from: id as u32,
+                    rank,
+                    touched: &step.touched,
+                };
+                table.insert(&next, hash, moved as u32, distance, last);
             }
         }
         table.complete = true;
         Ok(table)
     }
 
-    fn insert(&mut self, state: &[Local], hash: u64, moved: u32, distance: u32, previous: u32, rank: u32) {
+    /// Stores a new state, `moved` components away from the initial one, reached last by
+    /// the step `last`.
+    fn insert(&mut self, state: &[Local], hash: u64, moved: u32, distance: u32, last: LastStep) {
         let id = self.distances.len() as u32;
-        self.previous.push(previous);
-        self.last_action.push(rank);
+        self.previous.push(last.from);
+        self.last_action.push(last.rank);
+        self.touched_at.push(0);
+        self.touched_len.push(0);
+        self.set_touched(id as usize, last.touched);
         self.states.extend_from_slice(state);
         self.distances.push(distance);
         self.hashes.push(hash);
@@ -202,17 +227,29 @@ impl StateDistances {
             .copied()
     }
 
-    /// The Parikh vector of the least firing sequence found to state `id`, as action
-    /// ranks (in [`ActionId`]s), sorted.
-    fn parikh(&self, id: usize) -> Vec<ActionId> {
-        let mut v = Vec::with_capacity(self.distances[id] as usize);
-        let mut x = id as u32;
-        while self.previous[x as usize] != NO_STATE {
-            v.push(ActionId(self.last_action[x as usize]));
-            x = self.previous[x as usize];
+    /// Makes `touched` the components of the last action on the least sequence to `id`.
+    fn set_touched(&mut self, id: usize, touched: &[CompId]) {
+        self.touched_at[id] = self.touched.len() as u32;
+        self.touched_len[id] = touched.len() as u32;
+        self.touched.extend_from_slice(touched);
+    }
+
+    /// The least firing sequence found to state `id`, replayed: its ERV shape (Foata
+    /// levels and action ranks) and the last level on every component it touches.
+    fn replay(&self, id: usize) -> Replay {
+        let mut steps = Vec::with_capacity(self.distances[id] as usize);
+        let mut x = id;
+        while self.previous[x] != NO_STATE {
+            steps.push(x);
+            x = self.previous[x] as usize;
         }
-        v.sort_unstable();
-        v
+        let mut replay = Replay::default();
+        for &x in steps.iter().rev() {
+            let from = self.touched_at[x] as usize;
+            let touched = &self.touched[from..from + self.touched_len[x] as usize];
+            replay.push(self.last_action[x], touched);
+        }
+        replay
     }
 
     /// The rank of action `a` in the table's order, if the search met it.
@@ -264,10 +301,52 @@ impl StateDistances {
             .map(|&x| (x, self.distances[x as usize] < size))
     }
 
-    /// Whether the least firing sequence found to state `id` has a smaller Parikh vector
-    /// than `ranks` (sorted action ranks, as many as the state's distance).
-    pub(super) fn parikh_below(&self, id: u32, ranks: &[ActionId]) -> bool {
-        compare_parikh(&self.parikh(id as usize), ranks) == Ordering::Less
+    /// Whether the least firing sequence found to state `id` is smaller in ERV's order
+    /// than a history of the same size with ERV shape `shape` (its events' Foata levels
+    /// and action ranks).
+    pub(super) fn erv_below(&self, id: u32, shape: &HistoryShape) -> bool {
+        compare_erv(&self.replay(id as usize).shape, shape) == Ordering::Less
+    }
+}
+
+/// The last step of the least sequence to a state: the state it leaves (`NO_STATE` for the
+/// initial state), its action's rank and the components it touches.
+struct LastStep<'a> {
+    from: u32,
+    rank: u32,
+    touched: &'a [CompId],
+}
+
+/// A firing sequence replayed for ERV's order: every step's Foata level (one more than the
+/// last level on the components it touches, as the unfolding's events have) and rank.
+#[derive(Default)]
+struct Replay {
+    shape: HistoryShape,
+    last_level: HashMap<CompId, u32>,
+}
+
+impl Replay {
+    /// The Foata level of a next step touching `touched`.
+    fn next_level(&self, touched: &[CompId]) -> u32 {
+        let last = touched
+            .iter()
+            .map(|c| self.last_level.get(c).copied().unwrap_or(0));
+        1 + last.max().unwrap_or(0)
+    }
+
+    fn push(&mut self, rank: u32, touched: &[CompId]) {
+        let level = self.next_level(touched);
+        for &c in touched {
+            self.last_level.insert(c, level);
+        }
+        self.shape.events.push((level, ActionId(rank)));
+    }
+
+    /// The shape of this sequence followed by one more step.
+    fn extended(&self, rank: u32, touched: &[CompId]) -> HistoryShape {
+        let mut shape = self.shape.clone();
+        shape.events.push((self.next_level(touched), ActionId(rank)));
+        shape
     }
 }
 
@@ -370,9 +449,13 @@ mod tests {
         net
     }
 
-    /// Per stored state, the states one step before it, in id order: the first is the one
-    /// the search found it from.
-    fn predecessors(sys: &NetSystem, t: &StateDistances) -> Vec<Vec<(usize, ActionId)>> {
+    /// One step before a stored state: the state it leaves, its action's rank and the
+    /// components it touches.
+    type Before = (usize, u32, Vec<CompId>);
+
+    /// Per stored state, the steps one level before it, in id order: the first is the one
+    /// the search found it by.
+    fn predecessors(sys: &NetSystem, t: &StateDistances) -> Vec<Vec<Before>> {
         let mut before = vec![Vec::new(); t.len()];
         for id in 0..t.len() {
             let state = t.state(id).to_vec();
@@ -392,60 +475,78 @@ mod tests {
                     .fold(0u64, u64::wrapping_add);
                 let to = t.find(hash, &next).unwrap() as usize;
                 if t.distances[to] == t.distances[id] + 1 {
-                    before[to].push((id, ActionId(t.action_rank(step.action).unwrap())));
+                    let rank = t.action_rank(step.action).unwrap();
+                    before[to].push((id, rank, step.touched.to_vec()));
                 }
             }
         }
         before
     }
 
-    /// Per stored state, the least Parikh vector of all its shortest firing sequences, by
-    /// enumerating them all.
-    fn least_parikh_vectors(before: &[Vec<(usize, ActionId)>]) -> Vec<Vec<ActionId>> {
-        let mut least = Vec::new();
-        for id in 0..before.len() {
-            let mut sequences = vec![(id, Vec::new())];
-            let mut best: Option<Vec<ActionId>> = None;
-            while let Some((x, mut parikh)) = sequences.pop() {
-                if x == 0 {
-                    parikh.sort_unstable();
-                    if best
-                        .as_ref()
-                        .is_none_or(|b| compare_parikh(&parikh, b) == Ordering::Less)
-                    {
-                        best = Some(parikh);
-                    }
-                    continue;
+    /// The ERV shapes of all shortest firing sequences to state `id`, by enumerating them.
+    fn shortest_sequences(before: &[Vec<Before>], id: usize) -> Vec<HistoryShape> {
+        let mut shapes = Vec::new();
+        // A state, and the steps after it back to `id` (rank and touched components).
+        type Partial<'a> = (usize, Vec<(u32, &'a [CompId])>);
+        let mut partial: Vec<Partial> = vec![(id, Vec::new())];
+        while let Some((x, steps)) = partial.pop() {
+            if x == 0 {
+                let mut replay = Replay::default();
+                for &(rank, touched) in steps.iter().rev() {
+                    replay.push(rank, touched);
                 }
-                for &(p, a) in &before[x] {
-                    let mut longer = parikh.clone();
-                    longer.push(a);
-                    sequences.push((p, longer));
-                }
+                shapes.push(replay.shape);
+                continue;
             }
-            least.push(best.unwrap());
+            for (p, rank, touched) in &before[x] {
+                let mut longer = steps.clone();
+                longer.push((*rank, touched));
+                partial.push((*p, longer));
+            }
         }
-        least
+        shapes
+    }
+
+    fn sorted_actions(shape: &HistoryShape) -> Vec<ActionId> {
+        let mut v: Vec<ActionId> = shape.events.iter().map(|e| e.1).collect();
+        v.sort_unstable();
+        v
     }
 
     #[test]
-    fn each_state_keeps_the_least_parikh_vector_of_its_shortest_sequences() {
+    fn each_state_keeps_the_least_of_its_shortest_sequences_in_the_erv_order() {
+        let mut decided_by_foata = 0;
         for seed in 1..=60 {
             let net = random_net(seed, 5, 7);
             let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
             let t = StateDistances::search(&sys, 10_000, None, &CancelToken::default()).unwrap();
             assert!(t.complete(), "seed {seed}");
             let before = predecessors(&sys, &t);
-            for (id, least) in least_parikh_vectors(&before).iter().enumerate() {
-                assert_eq!(&t.parikh(id), least, "seed {seed}, state {id}");
+            for id in 0..t.len() {
+                let all = shortest_sequences(&before, id);
+                let least = all.iter().min_by(|a, b| compare_erv(a, b)).unwrap();
+                let kept = t.replay(id).shape;
+                assert_eq!(
+                    compare_erv(&kept, least),
+                    Ordering::Equal,
+                    "seed {seed}, state {id}"
+                );
+                // Sequences as small by Parikh vector but not by Foata normal form.
+                decided_by_foata += all.iter().any(|s| {
+                    sorted_actions(s) == sorted_actions(least) && compare_erv(s, least) != Ordering::Equal
+                }) as usize;
             }
         }
+        assert!(
+            decided_by_foata > 0,
+            "no Foata normal form decided: the test shows little"
+        );
     }
 
     /// a takes p's token on, b moves q's token while p holds one, h moves it once a has
     /// fired: {p', q'} is first found as a·h, whose Parikh vector is larger than b·a's.
     #[test]
-    fn a_state_found_again_by_a_smaller_parikh_vector_keeps_that() {
+    fn a_state_found_again_by_a_smaller_sequence_keeps_that() {
         let (mut net, [p, p1, q, q1]) = Net::with_places([("p", 1), ("p'", 0), ("q", 1), ("q'", 0)]);
         net.add_transition_between("a", &[p], &[p1]);
         net.add_transition_between("b", &[p, q], &[p, q1]);
@@ -460,6 +561,6 @@ mod tests {
             "the least sequence to {{p', q'}} comes through {{p, q'}}"
         );
         let (a, b) = (ActionId(0), ActionId(1));
-        assert_eq!(t.parikh(3), [a, b]);
+        assert_eq!(sorted_actions(&t.replay(3).shape), [a, b]);
     }
 }
