@@ -85,7 +85,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     /// state.
     pub(super) fn decide_cutoff(&mut self, e: EventId) {
         if matches!(self.opts.cutoff, CutoffMode::Causal | CutoffMode::Distance) {
-            if self.shorter_sequence_known(e) || self.has_cause_with_same_state(e) {
+            if self.smaller_sequence_known(e) || self.has_cause_with_same_state(e) {
                 self.events[e.index()].cutoff = true;
                 self.stats.cutoff_events += 1;
             }
@@ -129,7 +129,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     /// is smaller than \[e\] in ERV's order: shorter, or as long and smaller by Parikh
     /// vector, then Foata normal form. The order is adequate (it refines inclusion and
     /// extensions keep it), so the cut keeps every reachable state.
-    fn shorter_sequence_known(&mut self, e: EventId) -> bool {
+    fn smaller_sequence_known(&mut self, e: EventId) -> bool {
         let Some(table) = self.opts.distances.clone() else {
             return false;
         };
