@@ -182,7 +182,7 @@ pub mod render {
     pub use crate::export::info::{info_json, info_text, safeness_text};
     pub use crate::export::prefix_report::{outcome_json, outcome_text};
     pub use crate::export::report::{
-        reduction_text, report_json, report_text, stats_text, witness_json, TextOptions,
+        reduction_text, report_json, report_text, stats_text, witness_json, write_report_json, TextOptions,
     };
 }
 

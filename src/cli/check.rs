@@ -2,7 +2,7 @@
 
 use super::args::{self, AltArgs, CutoffArg, UnfoldingArg};
 use super::memory::MemoryArg;
-use super::{load_model, print_text, until_deadline, write_output, ModelArgs, ProgressLine};
+use super::{load_model, print_text, stream_output, until_deadline, write_output, ModelArgs, ProgressLine};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use qpor::engines::stubborn::SearchOrder;
@@ -277,7 +277,10 @@ fn print_report(a: &CheckArgs, report: &Report) -> Result<u8, String> {
         write_output(Some(path), format!("{json:#}\n").as_bytes())?;
     }
     if a.json {
-        print_text(&format!("{}\n", render::report_json(&shown, report)))?;
+        stream_output(|out| {
+            render::write_report_json(&mut *out, &shown, report)?;
+            out.write_all(b"\n")
+        })?;
     } else {
         let text_opts = render::TextOptions {
             detailed_witness: a.witness.contains(&WitnessArg::Process),

@@ -193,6 +193,18 @@ pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
     }
 }
 
+/// Streams what `write` writes to standard output, buffered, with [`write_output`]'s
+/// treatment of a reader that has gone away.
+pub fn stream_output(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), String> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Prints `text` on standard output (see [`write_output`]).
 pub fn print_text(text: &str) -> Result<(), String> {
     write_output(None, text.as_bytes())

@@ -194,7 +194,20 @@ struct ReportJson<'r> {
 
 /// The report as the documented JSON object.
 pub fn report_json(model: &str, report: &Report) -> Value {
-    let view = ReportJson {
+    serde_json::to_value(report_view(model, report))
+        .expect("[qpor internal bug] a report does not serialise to JSON")
+}
+
+/// Writes the report's JSON object (as [`report_json`] gives it) to `out` as it is
+/// serialised: with `--all` a report can hold tens of thousands of witnesses, and building
+/// the whole value first took five times the exploration's memory (MPC(4,5): 787 MB against
+/// 147 MB).
+pub fn write_report_json<W: std::io::Write>(out: W, model: &str, report: &Report) -> std::io::Result<()> {
+    serde_json::to_writer(out, &report_view(model, report)).map_err(std::io::Error::from)
+}
+
+fn report_view<'r>(model: &'r str, report: &'r Report) -> ReportJson<'r> {
+    ReportJson {
         model,
         verdict: report.verdict,
         engine: report.engine,
@@ -206,8 +219,7 @@ pub fn report_json(model: &str, report: &Report) -> Value {
         answered_by: report.answered_by,
         engines: &report.engines,
         reduction: report.reduction.as_ref(),
-    };
-    serde_json::to_value(view).expect("[qpor internal bug] a report does not serialise to JSON")
+    }
 }
 
 /// The first deadlock's (or fault's) witness as a JSON object (`--witness-file`): the
