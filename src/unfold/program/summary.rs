@@ -32,6 +32,8 @@ use crate::system::CompId;
 
 const FANOUT: usize = 8;
 const BITS: u32 = 3;
+/// Levels of a trie over 32-bit component ids, 3 bits a level.
+const MAX_LEVELS: usize = 11;
 
 /// A trie root; [`Summary::EMPTY`] is the empty map (the empty configuration).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -66,6 +68,7 @@ pub(crate) struct Tries {
     levels: u32,
     live: usize,
     peak: usize,
+    release_stack: Vec<(u32, u32)>,
 }
 
 impl Tries {
@@ -87,6 +90,7 @@ impl Tries {
             levels,
             live: 0,
             peak: 0,
+            release_stack: Vec::new(),
         }
     }
 
@@ -140,7 +144,9 @@ impl Tries {
         if root.0 == 0 {
             return;
         }
-        let mut stack = vec![(root.0, 0u32)];
+        // A stack kept between calls: releases run at every pop of C and every freed event.
+        let mut stack = std::mem::take(&mut self.release_stack);
+        stack.push((root.0, 0u32));
         while let Some((n, level)) = stack.pop() {
             let node = &mut self.nodes[n as usize];
             node.refs -= 1;
@@ -157,6 +163,7 @@ impl Tries {
             self.free.push(n);
             self.live -= 1;
         }
+        self.release_stack = stack;
     }
 
     fn alloc(&mut self, slots: [u32; FANOUT], hash: u64, size: u64, inner: bool) -> u32 {
@@ -215,6 +222,13 @@ impl Tries {
         entries: &[(CompId, u32)],
         weight: &dyn Fn(CompId, u32) -> LeafWeight,
     ) -> Summary {
+        if entries.is_empty() {
+            return root;
+        }
+        if entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            // One pass down the trie for all entries: each changed node is copied once.
+            return Summary(self.set_sorted(root.0, 0, entries, weight));
+        }
         let mut at = root;
         for &(c, e) in entries {
             let next = self.set(at, c, e, weight);
@@ -231,6 +245,47 @@ impl Tries {
         at
     }
 
+    /// The node `node` at `level` with the (sorted, nonempty) `entries` set below it,
+    /// built without an external reference.
+    fn set_sorted(
+        &mut self,
+        node: u32,
+        level: u32,
+        entries: &[(CompId, u32)],
+        weight: &dyn Fn(CompId, u32) -> LeafWeight,
+    ) -> u32 {
+        let mut slots = self.nodes[node as usize].slots;
+        if level + 1 == self.levels {
+            let (mut h, mut s) = (self.nodes[node as usize].hash, self.nodes[node as usize].size);
+            for &(c, e) in entries {
+                let d = self.digit(c.0, level);
+                if slots[d] != 0 {
+                    let w = weight(c, slots[d] - 1);
+                    h = h.wrapping_sub(w.hash);
+                    s -= w.size;
+                }
+                let w = weight(c, e);
+                h = h.wrapping_add(w.hash);
+                s += w.size;
+                slots[d] = e + 1;
+            }
+            return self.alloc(slots, h, s, false);
+        }
+        let mut i = 0;
+        while i < entries.len() {
+            let d = self.digit(entries[i].0 .0, level);
+            let mut j = i + 1;
+            while j < entries.len() && self.digit(entries[j].0 .0, level) == d {
+                j += 1;
+            }
+            let built = self.set_sorted(slots[d].saturating_sub(1), level + 1, &entries[i..j], weight);
+            slots[d] = built + 1;
+            i = j;
+        }
+        let (h, s) = self.inner_sums(&slots);
+        self.alloc(slots, h, s, true)
+    }
+
     fn set(
         &mut self,
         root: Summary,
@@ -239,10 +294,10 @@ impl Tries {
         weight: &dyn Fn(CompId, u32) -> LeafWeight,
     ) -> Summary {
         // Walk down, remembering the path, then rebuild it bottom-up.
-        let mut path = Vec::with_capacity(self.levels as usize);
+        let mut path = [0u32; MAX_LEVELS];
         let mut at = root.0;
         for level in 0..self.levels {
-            path.push(at);
+            path[level as usize] = at;
             if at == 0 {
                 continue;
             }
@@ -328,26 +383,36 @@ impl Tries {
         let sb = self.nodes[b as usize].slots;
         let mut out = [0u32; FANOUT];
         if level + 1 == self.levels {
-            let (mut h, mut s) = (0u64, 0u64);
             for i in 0..FANOUT {
-                let v = match (sa[i], sb[i]) {
+                out[i] = match (sa[i], sb[i]) {
                     (0, y) => y,
                     (x, 0) => x,
                     (x, y) if x == y => x,
                     (x, y) => pick(CompId((prefix << BITS) | i as u32), x - 1, y - 1) + 1,
                 };
-                out[i] = v;
-                if v != 0 {
-                    let w = weight(CompId((prefix << BITS) | i as u32), v - 1);
-                    h = h.wrapping_add(w.hash);
-                    s += w.size;
-                }
             }
             if out == sa {
                 return a;
             }
             if out == sb {
                 return b;
+            }
+            // a's sums, corrected where the merge changed a slot: weights are looked up
+            // for the changed slots only.
+            let (mut h, mut s) = (self.nodes[a as usize].hash, self.nodes[a as usize].size);
+            for i in 0..FANOUT {
+                if out[i] == sa[i] {
+                    continue;
+                }
+                let c = CompId((prefix << BITS) | i as u32);
+                if sa[i] != 0 {
+                    let w = weight(c, sa[i] - 1);
+                    h = h.wrapping_sub(w.hash);
+                    s -= w.size;
+                }
+                let w = weight(c, out[i] - 1);
+                h = h.wrapping_add(w.hash);
+                s += w.size;
             }
             return self.alloc(out, h, s, false);
         }
@@ -472,6 +537,51 @@ mod tests {
             assert_eq!(t.hash(b), w(CompId(0), 8).hash.wrapping_add(w(last, 9).hash));
             t.release(a);
             t.release(b);
+            assert_eq!(t.live_nodes(), 0, "everything freed ({comps} components)");
+        }
+    }
+
+    #[test]
+    fn setting_sorted_entries_at_once_equals_setting_them_one_by_one() {
+        // The one-pass path against a path copy per entry, on summaries over a few and over many components.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as u32
+        };
+        for comps in [5u32, 64, 70, 600] {
+            let mut t = Tries::new(comps as usize);
+            let mut base = Summary::EMPTY;
+            for round in 0..40 {
+                let mut sorted: Vec<(CompId, u32)> = (0..1 + next(4))
+                    .map(|_| (CompId(next(comps)), next(1000)))
+                    .collect();
+                sorted.sort_by_key(|&(c, _)| c);
+                sorted.dedup_by_key(|&mut (c, _)| c);
+                let one_pass = t.set_all(base, &sorted, &w);
+                t.retain(one_pass);
+                let mut by_one = base;
+                t.retain(by_one);
+                for &entry in sorted.iter().rev() {
+                    let next_root = t.set(by_one, entry.0, entry.1, &w);
+                    t.retain(next_root);
+                    t.release(by_one);
+                    by_one = next_root;
+                }
+                assert_eq!(
+                    entries(&t, one_pass),
+                    entries(&t, by_one),
+                    "round {round}, {comps} components"
+                );
+                assert_eq!(t.hash(one_pass), t.hash(by_one));
+                assert_eq!(t.size(one_pass), t.size(by_one));
+                t.release(by_one);
+                t.release(base);
+                base = one_pass;
+            }
+            t.release(base);
             assert_eq!(t.live_nodes(), 0, "everything freed ({comps} components)");
         }
     }

@@ -4,6 +4,7 @@
 use super::summary::Tries;
 use super::{CompatMemo, Event, Node, ProgramUnfolding, NOT_IN_CONFIG};
 use crate::system::{ActionId, CompId, Local, ModelError, System};
+use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
 use smallvec::SmallVec;
 
@@ -167,13 +168,16 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         let g = self.generation;
         let mut stack: Vec<EventId> = keep.to_vec();
         stack.extend(self.config.iter().copied());
-        stack.extend(
-            self.events
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.alive && e.pinned)
-                .map(|(i, _)| EventId(i as u32)),
-        );
+        // Only ERV pins its representatives: spare the other modes a pass over every event.
+        if self.opts.cutoff == CutoffMode::Erv {
+            stack.extend(
+                self.events
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.alive && e.pinned)
+                    .map(|(i, _)| EventId(i as u32)),
+            );
+        }
         while let Some(x) = stack.pop() {
             if self.events[x.index()].mark == g {
                 continue;
@@ -187,10 +191,16 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         }
         // Free the unmarked, effects before causes (larger histories first) so that every
         // freed event's live neighbours are fixed up.
-        let mut dead: Vec<EventId> =
-            crate::unfold::live_ids(self.events.iter().map(|e| e.alive && e.mark != g)).collect();
-        dead.sort_by_key(|x| std::cmp::Reverse(self.ev(*x).size));
-        for x in dead {
+        // Sizes gathered in the scan, so that the sort does not look every event up again.
+        let mut dead: Vec<(std::cmp::Reverse<u32>, EventId)> = self
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.alive && e.mark != g)
+            .map(|(i, e)| (std::cmp::Reverse(e.size), EventId(i as u32)))
+            .collect();
+        dead.sort_unstable();
+        for (_, x) in dead {
             self.free_event(x);
         }
         self.stats.alive_after_prune = self.stats.events_alive;
