@@ -32,8 +32,6 @@ use crate::system::CompId;
 
 const FANOUT: usize = 8;
 const BITS: u32 = 3;
-/// Levels of a trie over 32-bit component ids, 3 bits a level.
-const MAX_LEVELS: usize = 11;
 
 /// A trie root; [`Summary::EMPTY`] is the empty map (the empty configuration).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -231,7 +229,7 @@ impl Tries {
         }
         let mut at = root;
         for &(c, e) in entries {
-            let next = self.set(at, c, e, weight);
+            let next = Summary(self.set_sorted(at.0, 0, &[(c, e)], weight));
             self.retain(next);
             if at != root {
                 self.release(at);
@@ -284,71 +282,6 @@ impl Tries {
         }
         let (h, s) = self.inner_sums(&slots);
         self.alloc(slots, h, s, true)
-    }
-
-    fn set(
-        &mut self,
-        root: Summary,
-        c: CompId,
-        e: u32,
-        weight: &dyn Fn(CompId, u32) -> LeafWeight,
-    ) -> Summary {
-        // Walk down, remembering the path, then rebuild it bottom-up.
-        let mut path = [0u32; MAX_LEVELS];
-        let mut at = root.0;
-        for level in 0..self.levels {
-            path[level as usize] = at;
-            if at == 0 {
-                continue;
-            }
-            let s = self.nodes[at as usize].slots[self.digit(c.0, level)];
-            at = if level + 1 < self.levels {
-                s.saturating_sub(1)
-            } else {
-                0
-            };
-            if s == 0 {
-                at = 0;
-            }
-        }
-        let leaf_level = self.levels - 1;
-        let old_leaf = path[leaf_level as usize];
-        let mut slots = if old_leaf == 0 {
-            [0; FANOUT]
-        } else {
-            self.nodes[old_leaf as usize].slots
-        };
-        let (mut h, mut s) = if old_leaf == 0 {
-            (0, 0)
-        } else {
-            (
-                self.nodes[old_leaf as usize].hash,
-                self.nodes[old_leaf as usize].size,
-            )
-        };
-        let d = self.digit(c.0, leaf_level);
-        if slots[d] != 0 {
-            let w = weight(c, slots[d] - 1);
-            h = h.wrapping_sub(w.hash);
-            s -= w.size;
-        }
-        let w = weight(c, e);
-        h = h.wrapping_add(w.hash);
-        s += w.size;
-        slots[d] = e + 1;
-        let mut built = self.alloc(slots, h, s, false);
-        for level in (0..leaf_level).rev() {
-            let old = path[level as usize];
-            let mut slots = if old == 0 {
-                [0; FANOUT]
-            } else {
-                self.nodes[old as usize].slots
-            };
-            slots[self.digit(c.0, level)] = built + 1;
-            let (h, s) = self.inner_sums(&slots);
-            built = self.alloc(slots, h, s, true);
-        }
-        Summary(built)
     }
 
     /// The union of two summaries; where both map a component, `pick` chooses which event
@@ -543,7 +476,7 @@ mod tests {
 
     #[test]
     fn setting_sorted_entries_at_once_equals_setting_them_one_by_one() {
-        // The one-pass path against a path copy per entry, on summaries over a few and over many components.
+        // All entries in one pass against one pass per entry, on summaries over a few and over many components.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = move |n: u32| {
             seed ^= seed << 13;
@@ -565,7 +498,7 @@ mod tests {
                 let mut by_one = base;
                 t.retain(by_one);
                 for &entry in sorted.iter().rev() {
-                    let next_root = t.set(by_one, entry.0, entry.1, &w);
+                    let next_root = t.set_all(by_one, &[entry], &w);
                     t.retain(next_root);
                     t.release(by_one);
                     by_one = next_root;
