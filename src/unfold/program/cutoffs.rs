@@ -54,13 +54,13 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         self.generation = self.generation.wrapping_add(1);
         let g = self.generation;
         let mut stack = vec![e];
-        self.events[e.index()].mark = g;
+        self.marks[e.index()] = g;
         while let Some(x) = stack.pop() {
             f(self, x);
             for i in 0..self.events[x.index()].nodes.len() {
                 let p = self.events[x.index()].nodes[i].pred;
-                if !p.is_none() && self.events[p.index()].mark != g {
-                    self.events[p.index()].mark = g;
+                if !p.is_none() && self.marks[p.index()] != g {
+                    self.marks[p.index()] = g;
                     stack.push(p);
                 }
             }
@@ -126,7 +126,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     }
 
     /// Whether the table of distance cutoffs knows a firing sequence to e's state that
-    /// is smaller than \[e\] in ERV's order: shorter, or as long and smaller by Parikh
+    /// is smaller than \[e\] in the distance order: shorter, or as long and smaller by Parikh
     /// vector, then Foata normal form. The order is adequate (it refines inclusion and
     /// extensions keep it), so the cut keeps every reachable state.
     fn smaller_sequence_known(&mut self, e: EventId) -> bool {
@@ -153,7 +153,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         if shorter {
             return true;
         }
-        // As long: compare in ERV's order (Parikh vectors, then Foata normal forms) by the
+        // As long: compare in the distance order (Parikh vectors, then Foata levels) by the
         // table's action ranks. An action the search never met has no rank, and then
         // nothing is cut.
         let mut shape = HistoryShape::default();
@@ -162,7 +162,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             Some(r) => shape.events.push((u.ev(x).level, ActionId(r))),
             None => all_ranked = false,
         });
-        all_ranked && table.erv_below(id, &shape)
+        all_ranked && table.below(id, &shape)
     }
 
     /// Whether a cause of `e`, or the empty configuration, has e's state: only the causes

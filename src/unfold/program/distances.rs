@@ -1,8 +1,8 @@
 //! The table of distance cutoffs: the states a breadth-first search meets within a fixed
-//! number of states, each with the least firing sequence found to it in ERV's order: the
-//! shortest, then the least Parikh vector, then the least Foata normal form (the levels
-//! the unfolding's events would have), over actions ranked in the order the search met
-//! them.
+//! number of states, each with the least firing sequence found to it in the distance
+//! order ([`compare_distance_order`]): the shortest, then the least Parikh vector, then the
+//! least Foata normal form (the levels the unfolding's events would have, each compared as
+//! a vector), over actions ranked in the order the search met them.
 //!
 //! An event e is a distance cutoff when this table holds state(\[e\]) with a sequence
 //! smaller than \[e\] in that order (or, beyond the table, when a cause has e's state, as
@@ -10,7 +10,7 @@
 //! on the order in which a replica met events, so every thread and process of a parallel
 //! or distributed run cuts the same events. Every firing sequence linearises a
 //! configuration of the unfolding with its length, Parikh vector and Foata normal form,
-//! and ERV's order is adequate (well founded, refining inclusion, kept by extensions): the
+//! and the order is adequate (well founded, refining inclusion, kept by extensions): the
 //! cut is against a configuration that need not have been discovered, and the argument of
 //! the least configuration reaching a state keeps every reachable state. Where the table
 //! holds every state, each state keeps one uncut history, its least: fewer events than the
@@ -28,7 +28,7 @@
 use super::events::local_hash;
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
-use crate::unfold::cutoff::{compare_erv, HistoryShape};
+use crate::unfold::cutoff::{compare_distance_order, HistoryShape};
 use hashbrown::HashMap;
 use hashbrown::HashTable;
 use smallvec::SmallVec;
@@ -173,13 +173,14 @@ impl StateDistances {
                 let distance = table.distances[id] + 1;
                 if let Some(known) = table.find(hash, &next) {
                     // Met again in the same breadth-first level: keep the smaller sequence
-                    // in ERV's order (the order is kept by extensions, so the least
+                    // (the order is kept by extensions, so the least
                     // sequence to a state extends the least sequence to the state before).
                     let known = known as usize;
                     if table.distances[known] == distance {
                         let mine = expanded_sequence.get_or_insert_with(|| table.replay(id));
                         let through_here = mine.extended(rank, &step.touched);
-                        if compare_erv(&through_here, &table.replay(known).shape) == Ordering::Less {
+                        if compare_distance_order(&through_here, &table.replay(known).shape) == Ordering::Less
+                        {
                             table.previous[known] = id as u32;
                             table.last_action[known] = rank;
                             table.set_touched(known, &step.touched);
@@ -234,7 +235,7 @@ impl StateDistances {
         self.touched.extend_from_slice(touched);
     }
 
-    /// The least firing sequence found to state `id`, replayed: its ERV shape (Foata
+    /// The least firing sequence found to state `id`, replayed: its shape (Foata
     /// levels and action ranks) and the last level on every component it touches.
     fn replay(&self, id: usize) -> Replay {
         let mut steps = Vec::with_capacity(self.distances[id] as usize);
@@ -301,11 +302,11 @@ impl StateDistances {
             .map(|&x| (x, self.distances[x as usize] < size))
     }
 
-    /// Whether the least firing sequence found to state `id` is smaller in ERV's order
-    /// than a history of the same size with ERV shape `shape` (its events' Foata levels
+    /// Whether the least firing sequence found to state `id` is smaller in the distance
+    /// order than a history of the same size with shape `shape` (its events' Foata levels
     /// and action ranks).
-    pub(super) fn erv_below(&self, id: u32, shape: &HistoryShape) -> bool {
-        compare_erv(&self.replay(id as usize).shape, shape) == Ordering::Less
+    pub(super) fn below(&self, id: u32, shape: &HistoryShape) -> bool {
+        compare_distance_order(&self.replay(id as usize).shape, shape) == Ordering::Less
     }
 }
 
@@ -317,7 +318,7 @@ struct LastStep<'a> {
     touched: &'a [CompId],
 }
 
-/// A firing sequence replayed for ERV's order: every step's Foata level (one more than the
+/// A firing sequence replayed for the distance order: every step's Foata level (one more than the
 /// last level on the components it touches, as the unfolding's events have) and rank.
 #[derive(Default)]
 struct Replay {
@@ -464,16 +465,7 @@ mod tests {
             for step in steps {
                 let mut next = Vec::new();
                 assert!(sys.successor(&state, &step, &mut next).unwrap());
-                let hash = next
-                    .iter()
-                    .zip(t.state(0))
-                    .enumerate()
-                    .map(|(c, (l, i))| {
-                        let c = CompId(c as u32);
-                        local_hash(c, *l).wrapping_sub(local_hash(c, *i))
-                    })
-                    .fold(0u64, u64::wrapping_add);
-                let to = t.find(hash, &next).unwrap() as usize;
+                let to = t.find(hash_of(t, &next), &next).unwrap() as usize;
                 if t.distances[to] == t.distances[id] + 1 {
                     let rank = t.action_rank(step.action).unwrap();
                     before[to].push((id, rank, step.touched.to_vec()));
@@ -514,7 +506,7 @@ mod tests {
     }
 
     #[test]
-    fn each_state_keeps_the_least_of_its_shortest_sequences_in_the_erv_order() {
+    fn each_state_keeps_the_least_of_its_shortest_sequences_in_the_distance_order() {
         let mut decided_by_foata = 0;
         for seed in 1..=60 {
             let net = random_net(seed, 5, 7);
@@ -524,16 +516,17 @@ mod tests {
             let before = predecessors(&sys, &t);
             for id in 0..t.len() {
                 let all = shortest_sequences(&before, id);
-                let least = all.iter().min_by(|a, b| compare_erv(a, b)).unwrap();
+                let least = all.iter().min_by(|a, b| compare_distance_order(a, b)).unwrap();
                 let kept = t.replay(id).shape;
                 assert_eq!(
-                    compare_erv(&kept, least),
+                    compare_distance_order(&kept, least),
                     Ordering::Equal,
                     "seed {seed}, state {id}"
                 );
                 // Sequences as small by Parikh vector but not by Foata normal form.
                 decided_by_foata += all.iter().any(|s| {
-                    sorted_actions(s) == sorted_actions(least) && compare_erv(s, least) != Ordering::Equal
+                    sorted_actions(s) == sorted_actions(least)
+                        && compare_distance_order(s, least) != Ordering::Equal
                 }) as usize;
             }
         }
@@ -541,6 +534,111 @@ mod tests {
             decided_by_foata > 0,
             "no Foata normal form decided: the test shows little"
         );
+    }
+
+    /// The hash the table files `state` under.
+    fn hash_of(t: &StateDistances, state: &[Local]) -> u64 {
+        state
+            .iter()
+            .zip(t.state(0))
+            .enumerate()
+            .map(|(c, (l, i))| {
+                let c = CompId(c as u32);
+                local_hash(c, *l).wrapping_sub(local_hash(c, *i))
+            })
+            .fold(0u64, u64::wrapping_add)
+    }
+
+    /// Asserts that no history inside the least sequence kept for any state of the
+    /// complete table `t` is a distance cutoff: the property the soundness of the cut
+    /// rests on (a least history to a dead state reaches it uncut).
+    fn assert_least_histories_uncut(t: &StateDistances, what: &str) {
+        assert!(t.complete(), "{what}");
+        for id in 0..t.len() {
+            // The states along the kept sequence, and its steps.
+            let mut chain = vec![id];
+            while t.previous[*chain.last().unwrap()] != NO_STATE {
+                chain.push(t.previous[*chain.last().unwrap()] as usize);
+            }
+            chain.reverse();
+            let steps: Vec<(u32, &[CompId])> = chain[1..]
+                .iter()
+                .map(|&x| {
+                    let from = t.touched_at[x] as usize;
+                    (
+                        t.last_action[x],
+                        &t.touched[from..from + t.touched_len[x] as usize],
+                    )
+                })
+                .collect();
+            for k in 0..steps.len() {
+                // The history of step k: the earlier steps it depends on, transitively.
+                let mut needed: std::collections::HashSet<CompId> = steps[k].1.iter().copied().collect();
+                let mut in_history = vec![false; k + 1];
+                in_history[k] = true;
+                for j in (0..k).rev() {
+                    if steps[j].1.iter().any(|c| needed.contains(c)) {
+                        in_history[j] = true;
+                        needed.extend(steps[j].1.iter().copied());
+                    }
+                }
+                let mut replay = Replay::default();
+                let mut state = t.state(0).to_vec();
+                for j in (0..=k).filter(|&j| in_history[j]) {
+                    replay.push(steps[j].0, steps[j].1);
+                    for &c in steps[j].1 {
+                        state[c.index()] = t.state(chain[j + 1])[c.index()];
+                    }
+                }
+                let size = replay.shape.events.len() as u32;
+                let known = t.find(hash_of(t, &state), &state).expect("a reachable state") as usize;
+                assert_eq!(
+                    t.distances[known], size,
+                    "{what}: state {id}, step {k}: a shorter history"
+                );
+                assert_ne!(
+                    compare_distance_order(&t.replay(known).shape, &replay.shape),
+                    Ordering::Less,
+                    "{what}: state {id}, step {k}: a history inside the least is cut"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_history_inside_a_least_sequence_is_cut() {
+        for seed in 1..=60 {
+            let net = random_net(seed, 5, 7);
+            assert_least_histories_uncut(&search(&net, 10_000), &format!("seed {seed}"));
+        }
+        // The net on which the oracle test found Cunf's order on Foata levels missing a
+        // dead state: counts of up to three tokens on a place, and a state reached both by
+        // t1 t5 | t3 and by t1 | t3 | t5.
+        let (mut net, p) = Net::with_places([
+            ("p0", 1),
+            ("p1", 0),
+            ("p2", 1),
+            ("p3", 0),
+            ("p4", 0),
+            ("p5", 1),
+            ("p6", 1),
+            ("p7", 1),
+        ]);
+        let arcs: [(&[usize], &[usize]); 7] = [
+            (&[3, 7], &[]),
+            (&[7], &[2, 4]),
+            (&[1], &[2]),
+            (&[2], &[6]),
+            (&[3, 7], &[]),
+            (&[6], &[]),
+            (&[5], &[0, 1]),
+        ];
+        for (i, (pre, post)) in arcs.into_iter().enumerate() {
+            let pre: Vec<_> = pre.iter().map(|&x| p[x]).collect();
+            let post: Vec<_> = post.iter().map(|&x| p[x]).collect();
+            net.add_transition_between(format!("t{i}"), &pre, &post);
+        }
+        assert_least_histories_uncut(&search(&net, 10_000), "the oracle's net");
     }
 
     /// a takes p's token on, b moves q's token while p holds one, h moves it once a has

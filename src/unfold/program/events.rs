@@ -154,9 +154,9 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             cutoff: false,
             fault: false,
             pinned: false,
-            mark: 0,
         });
         self.config_index.push(NOT_IN_CONFIG);
+        self.marks.push(0);
         self.compat_memo.push(Cell::new(CompatMemo::UNKNOWN));
         self.links.push(SiblingLinks {
             action,

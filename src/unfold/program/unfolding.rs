@@ -179,12 +179,12 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             );
         }
         while let Some(x) = stack.pop() {
-            if self.events[x.index()].mark == g {
+            if self.marks[x.index()] == g {
                 continue;
             }
-            self.events[x.index()].mark = g;
+            self.marks[x.index()] = g;
             for n in &self.events[x.index()].nodes {
-                if !n.pred.is_none() && self.events[n.pred.index()].mark != g {
+                if !n.pred.is_none() && self.marks[n.pred.index()] != g {
                     stack.push(n.pred);
                 }
             }
@@ -193,11 +193,11 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         // freed event's live neighbours are fixed up.
         // Sizes gathered in the scan, so that the sort does not look every event up again.
         let mut dead: Vec<(std::cmp::Reverse<u32>, EventId)> = self
-            .events
+            .marks
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.alive && e.mark != g)
-            .map(|(i, e)| (std::cmp::Reverse(e.size), EventId(i as u32)))
+            .filter(|&(i, &m)| m != g && self.events[i].alive)
+            .map(|(i, _)| (std::cmp::Reverse(self.events[i].size), EventId(i as u32)))
             .collect();
         dead.sort_unstable();
         for (_, x) in dead {
