@@ -91,8 +91,12 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             };
             // The head of the run of this action among the siblings, if there is one.
             let mut run = head;
-            while !run.is_none() && self.ev(run).action != action {
-                run = self.node(run, c).next_sibling;
+            while !run.is_none() {
+                let (run_action, next_sibling, _) = self.sibling_links(run, c);
+                if run_action == action {
+                    break;
+                }
+                run = next_sibling;
             }
             if run.is_none() {
                 nodes[k].next_sibling = head;
