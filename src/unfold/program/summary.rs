@@ -24,9 +24,9 @@
 //!   zero the node is freed together with its unshared children, iteratively.
 //! - Nodes are immutable once built. A slot value 0 means "empty"; otherwise it holds
 //!   `id + 1` of a child node (inner levels) or of an event (leaf level).
-//! - The recursion in [`Tries::merge`] and [`Tries::diff`] is bounded by the trie's height
-//!   (at most 11 levels: 32-bit component ids, 3 bits a level), never by the length of a
-//!   history.
+//! - The recursion in [`Tries::merge`], [`Tries::diff`] and [`Tries::set_all`] is bounded
+//!   by the trie's height (at most 11 levels: 32-bit component ids, 3 bits a level), never
+//!   by the length of a history.
 
 use crate::system::CompId;
 
