@@ -3,7 +3,9 @@
 //! fault and cutoff) and their freeing, with ids reused through a free list.
 
 use super::summary::{LeafWeight, Summary};
-use super::{CompatMemo, Event, Node, ProgramUnfolding, SiblingLinks, HOT_NODES, NONE, NOT_IN_CONFIG};
+use super::{
+    CompatMemo, Event, Node, ProgramUnfolding, SiblingLinks, HOT_NODES, MORE_NODES, NONE, NOT_IN_CONFIG,
+};
 use crate::system::{ActionId, CompId, Local, Step, System};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::{EventId, UnfoldError};
@@ -97,6 +99,14 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         self.place_in_runs(step.action, &mut nodes);
         self.link_into_trees(id, &nodes);
         self.mirror_links(id, step.action, &nodes);
+        let mut hot = [NONE; HOT_NODES + 1];
+        for (slot, n) in hot.iter_mut().zip(&nodes) {
+            *slot = n.pred;
+        }
+        if nodes.len() > HOT_NODES {
+            hot[HOT_NODES] = MORE_NODES;
+        }
+        self.hot_preds[id.index()] = hot;
         {
             let e = &mut self.events[id.index()];
             e.action = step.action;
@@ -157,6 +167,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         });
         self.config_index.push(NOT_IN_CONFIG);
         self.marks.push(0);
+        self.hot_preds.push([NONE; HOT_NODES + 1]);
         self.compat_memo.push(Cell::new(CompatMemo::UNKNOWN));
         self.links.push(SiblingLinks {
             action,

@@ -126,6 +126,9 @@ const NOT_IN_CONFIG: u32 = u32::MAX;
 /// How many of an event's nodes have their sibling links mirrored in [`SiblingLinks`].
 const HOT_NODES: usize = 3;
 
+/// In `hot_preds`: the event has more than [`HOT_NODES`] nodes (read them from the event).
+const MORE_NODES: EventId = EventId(u32::MAX - 1);
+
 /// The part of an event's tree links that the immediate-conflict walk reads, kept in a
 /// dense array beside the events so that the walk touches one small record per sibling:
 /// the action, and mirrors of `next_sibling` / `next_same` / [`trees::run_key`] of the event's
@@ -210,6 +213,10 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     /// events so that a walk over a large U reads 4 bytes per event, not a cache line
     /// (prune's marking spent 40 % of its time on those misses).
     marks: Vec<u32>,
+    /// Per event, the predecessors of its first [`HOT_NODES`] nodes (NONE past its last
+    /// node), and [`MORE_NODES`] last when it has more nodes than that: prune's walk over
+    /// the kept events reads these instead of the events themselves.
+    hot_preds: Vec<[EventId; HOT_NODES + 1]>,
     /// Per event id: what the last compatibility test found (ids are reused only after a
     /// prune, which forgets everything).
     compat_memo: Vec<Cell<CompatMemo>>,
@@ -252,6 +259,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             config: Vec::new(),
             config_index: Vec::new(),
             marks: Vec::new(),
+            hot_preds: Vec::new(),
             compat_memo: Vec::new(),
             links: Vec::new(),
             pushes: 0,

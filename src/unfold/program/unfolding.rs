@@ -2,7 +2,7 @@
 //! pruning and statistics here; the rest forwards to the modules of each job.
 
 use super::summary::Tries;
-use super::{CompatMemo, Event, Node, ProgramUnfolding, NOT_IN_CONFIG};
+use super::{CompatMemo, Event, Node, ProgramUnfolding, HOT_NODES, MORE_NODES, NOT_IN_CONFIG};
 use crate::system::{ActionId, CompId, Local, ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
@@ -183,9 +183,18 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
                 continue;
             }
             self.marks[x.index()] = g;
-            for n in &self.events[x.index()].nodes {
-                if !n.pred.is_none() && self.marks[n.pred.index()] != g {
-                    stack.push(n.pred);
+            let hot = self.hot_preds[x.index()];
+            if hot[HOT_NODES] == MORE_NODES {
+                for n in &self.events[x.index()].nodes {
+                    if !n.pred.is_none() && self.marks[n.pred.index()] != g {
+                        stack.push(n.pred);
+                    }
+                }
+                continue;
+            }
+            for p in hot {
+                if !p.is_none() && self.marks[p.index()] != g {
+                    stack.push(p);
                 }
             }
         }
