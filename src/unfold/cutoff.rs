@@ -116,9 +116,9 @@ fn walk_sorted(a: &[ActionId], b: &[ActionId], at: impl Fn(ActionId, ActionId) -
 /// `t1 | t3 | t5` reach one state, the word order puts the second first, and adding `t3`
 /// and `t5` to both puts the first first. On a net found by the oracle test the least
 /// history of a dead state then held cutoffs under it, and the dead state was missed.
-/// Compared as vectors, levels that gain the same actions keep their order; the brute
-/// force over every configuration of random nets in this module's tests finds no state
-/// whose least history holds a cutoff.
+/// Compared as vectors, levels that gain the same actions keep their order; the tests of
+/// `program::distances` find no state whose least history holds a cutoff, on random nets
+/// and on that one.
 pub(crate) fn compare_distance_order(a: &HistoryShape, b: &HistoryShape) -> Ordering {
     compare_shapes(a, b, compare_parikh_vectors)
 }

@@ -6,7 +6,7 @@
 //! compare its causes.
 
 use super::summary::Summary;
-use super::{ProgramUnfolding, Representative};
+use super::{ProgramUnfolding, Representative, HOT_NODES, MORE_NODES};
 use crate::system::{ActionId, System};
 use crate::unfold::cutoff::{compare_erv, CutoffMode, HistoryShape};
 use crate::unfold::EventId;
@@ -50,21 +50,37 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     }
 
     /// Calls `f` on every event of \[e\] (in no particular order), with an explicit stack.
-    pub(super) fn walk_history(&mut self, e: EventId, mut f: impl FnMut(&Self, EventId)) {
+    pub(super) fn walk_history(&mut self, e: EventId, f: impl FnMut(&Self, EventId)) {
+        self.walk_closure(vec![e], f);
+    }
+
+    /// Marks every event of the causal closure of `roots` with a new generation, which it
+    /// returns, and calls `f` on each of them once (in no particular order). Predecessors
+    /// come from `hot_preds`, not from the events, so that a walk over much of U does not
+    /// miss the cache on every event.
+    pub(super) fn walk_closure(&mut self, mut roots: Vec<EventId>, mut f: impl FnMut(&Self, EventId)) -> u32 {
         self.generation = self.generation.wrapping_add(1);
         let g = self.generation;
-        let mut stack = vec![e];
-        self.marks[e.index()] = g;
+        roots.retain(|&r| std::mem::replace(&mut self.marks[r.index()], g) != g);
+        let mut stack = roots;
         while let Some(x) = stack.pop() {
             f(self, x);
-            for i in 0..self.events[x.index()].nodes.len() {
-                let p = self.events[x.index()].nodes[i].pred;
+            let hot = self.hot_preds[x.index()];
+            let from_event: SmallVec<[EventId; 8]>;
+            let preds: &[EventId] = if hot[HOT_NODES] == MORE_NODES {
+                from_event = self.events[x.index()].nodes.iter().map(|n| n.pred).collect();
+                &from_event
+            } else {
+                &hot[..HOT_NODES]
+            };
+            for &p in preds {
                 if !p.is_none() && self.marks[p.index()] != g {
                     self.marks[p.index()] = g;
                     stack.push(p);
                 }
             }
         }
+        g
     }
 
     /// `Less` when \[a\] ◁ \[b\] in the configured order.

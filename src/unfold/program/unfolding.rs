@@ -2,7 +2,7 @@
 //! pruning and statistics here; the rest forwards to the modules of each job.
 
 use super::summary::Tries;
-use super::{CompatMemo, Event, Node, ProgramUnfolding, HOT_NODES, MORE_NODES, NOT_IN_CONFIG};
+use super::{CompatMemo, Event, Node, ProgramUnfolding, NOT_IN_CONFIG};
 use crate::system::{ActionId, CompId, Local, ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
@@ -164,13 +164,11 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         for m in &self.compat_memo {
             m.set(CompatMemo::UNKNOWN);
         }
-        self.generation = self.generation.wrapping_add(1);
-        let g = self.generation;
-        let mut stack: Vec<EventId> = keep.to_vec();
-        stack.extend(self.config.iter().copied());
+        let mut roots: Vec<EventId> = keep.to_vec();
+        roots.extend(self.config.iter().copied());
         // Only ERV pins its representatives: spare the other modes a pass over every event.
         if self.opts.cutoff == CutoffMode::Erv {
-            stack.extend(
+            roots.extend(
                 self.events
                     .iter()
                     .enumerate()
@@ -178,26 +176,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
                     .map(|(i, _)| EventId(i as u32)),
             );
         }
-        while let Some(x) = stack.pop() {
-            if self.marks[x.index()] == g {
-                continue;
-            }
-            self.marks[x.index()] = g;
-            let hot = self.hot_preds[x.index()];
-            if hot[HOT_NODES] == MORE_NODES {
-                for n in &self.events[x.index()].nodes {
-                    if !n.pred.is_none() && self.marks[n.pred.index()] != g {
-                        stack.push(n.pred);
-                    }
-                }
-                continue;
-            }
-            for p in hot {
-                if !p.is_none() && self.marks[p.index()] != g {
-                    stack.push(p);
-                }
-            }
-        }
+        let g = self.walk_closure(roots, |_, _| {});
         // Free the unmarked, effects before causes (larger histories first) so that every
         // freed event's live neighbours are fixed up.
         // Sizes gathered in the scan, so that the sort does not look every event up again.
