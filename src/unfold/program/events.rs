@@ -107,6 +107,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             hot[HOT_NODES] = MORE_NODES;
         }
         self.hot_preds[id.index()] = hot;
+        self.spilled_node_bytes += spilled_bytes(&nodes);
         {
             let e = &mut self.events[id.index()];
             e.action = step.action;
@@ -252,6 +253,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     /// list.
     pub(super) fn free_event(&mut self, e: EventId) {
         let nodes = std::mem::take(&mut self.events[e.index()].nodes);
+        self.spilled_node_bytes -= spilled_bytes(&nodes);
         for n in &nodes {
             self.unlink_node(n);
         }
@@ -269,5 +271,14 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         ev.summary = Summary::EMPTY;
         self.free.push(e);
         self.stats.events_alive -= 1;
+    }
+}
+
+/// Heap bytes a node list holds: none while it fits inline.
+pub(super) fn spilled_bytes(nodes: &SmallVec<[Node; 3]>) -> u64 {
+    if nodes.spilled() {
+        (nodes.capacity() * std::mem::size_of::<Node>()) as u64
+    } else {
+        0
     }
 }

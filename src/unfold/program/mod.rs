@@ -231,6 +231,10 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     reps: HashTable<Representative>,
     generation: u32,
     stats: UnfoldStats,
+    /// Heap bytes of the node lists of live events that outgrew their inline capacity,
+    /// kept as events come and go so that [`Unfolding::stats`] costs nothing: each task of
+    /// a parallel run reads it when it ends.
+    spilled_node_bytes: u64,
     // Scratch buffers.
     steps: Vec<Step>,
     /// The run's deadline and cancel flag, watched inside en(C) and cex(C): on a model
@@ -268,6 +272,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             reps: HashTable::new(),
             generation: 0,
             stats: UnfoldStats::default(),
+            spilled_node_bytes: 0,
             steps: Vec::new(),
             deadline: None,
             cancel: None,

@@ -2,7 +2,7 @@
 //! pruning and statistics here; the rest forwards to the modules of each job.
 
 use super::summary::Tries;
-use super::{CompatMemo, Event, Node, ProgramUnfolding, NOT_IN_CONFIG};
+use super::{CompatMemo, Event, ProgramUnfolding, NOT_IN_CONFIG};
 use crate::system::{ActionId, CompId, Local, ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::{EventId, UnfoldError, UnfoldStats, Unfolding};
@@ -192,19 +192,22 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
             self.free_event(x);
         }
         self.stats.alive_after_prune = self.stats.events_alive;
+        debug_assert_eq!(
+            self.spilled_node_bytes,
+            self.events
+                .iter()
+                .filter(|e| e.alive)
+                .map(|e| super::events::spilled_bytes(&e.nodes))
+                .sum::<u64>(),
+            "[qpor internal bug] the count of spilled node bytes drifted"
+        );
     }
 
     fn stats(&self) -> UnfoldStats {
         let mut s = self.stats;
         let per_event = std::mem::size_of::<Event>() as u64;
-        let nodes: u64 = self
-            .events
-            .iter()
-            .filter(|e| e.alive && e.nodes.spilled())
-            .map(|e| (e.nodes.capacity() * std::mem::size_of::<Node>()) as u64)
-            .sum();
         s.bytes = self.events.len() as u64 * per_event
-            + nodes
+            + self.spilled_node_bytes
             + (self.tries.live_nodes() * Tries::NODE_BYTES) as u64;
         s
     }
