@@ -228,6 +228,7 @@ impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Subtree<'x, U, S> {
             .into_iter()
             .map(|(chosen, d_len)| Level { chosen, d_len })
             .collect();
+        self.x.split_looked = 0;
         self.backtrack_first = true;
         self
     }
@@ -297,6 +298,20 @@ impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Subtree<'x, U, S> {
     /// left child at level `n - 1`, as far as it was explored.
     pub(crate) fn drop_levels(&mut self, n: usize) {
         self.x.levels.drain(..n);
+        self.x.split_looked = self.x.split_looked.saturating_sub(n);
+    }
+
+    /// How many levels at the top of the trail a look for a split already found nothing
+    /// at. What a look finds at level l depends only on C_l, D_l and the event chosen
+    /// there, which stay as they are while the level is on the trail, so the next look
+    /// starts below them instead of walking the whole trail again.
+    pub(crate) fn split_looked(&self) -> usize {
+        self.x.split_looked
+    }
+
+    /// Records that a look for a split found nothing at the first `n` levels of the trail.
+    pub(crate) fn set_split_looked(&mut self, n: usize) {
+        self.x.split_looked = n.min(self.x.levels.len());
     }
 
     /// Makes the current configuration the root of an empty subtree: [`Subtree::run`]
@@ -346,6 +361,8 @@ struct Explorer<'x, U: Unfolding + ?Sized, S: System + ?Sized> {
     /// Events outside D whose immediate conflicts pruning keeps too: the parallel
     /// exploration's continuations waiting in this replica need them.
     protect: Vec<EventId>,
+    /// See [`Subtree::split_looked`]; cut back whenever the trail is.
+    split_looked: usize,
 }
 
 impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'x, U, S> {
@@ -383,12 +400,14 @@ impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'x, U, S> {
             cex_done: 0,
             paused: false,
             protect: Vec::new(),
+            split_looked: 0,
         }
     }
 
     /// Makes C the root: no levels, D = `d`, A = `a`.
     fn restart(&mut self, d: Vec<EventId>, a: Vec<EventId>) {
         self.levels.clear();
+        self.split_looked = 0;
         self.in_d = d.iter().copied().collect();
         self.d = d;
         self.a = a;
@@ -560,6 +579,7 @@ impl<U: Unfolding + ?Sized, S: System + ?Sized> Explorer<'_, U, S> {
             let Some(level) = self.levels.pop() else {
                 return false;
             };
+            self.split_looked = self.split_looked.min(self.levels.len());
             let e = self.unf.pop();
             debug_assert_eq!(e, level.chosen);
             self.cex_done = self.cex_done.min(self.unf.config().len());

@@ -356,14 +356,15 @@ impl<'s, S: System + ?Sized> ReplicaOps<'s, S> {
         let trail: Vec<(EventId, usize)> = sub.trail().collect();
         let (node_en, d_all) = sub.node();
         let (node_en, d_all) = (node_en.to_vec(), d_all.to_vec());
+        let looked = sub.split_looked();
         let unf = sub.unf();
         let c_len = unf.config().len();
         let root_len = c_len - trail.len();
-        for _ in &trail {
+        for _ in looked..trail.len() {
             unf.pop();
         }
         let mut found = None;
-        for (l, &(e, d_len)) in trail.iter().enumerate() {
+        for (l, &(e, d_len)) in trail.iter().enumerate().skip(looked) {
             self.en.clear();
             if let Err(err) = unf.enabled(&mut self.en) {
                 return Err(self.unfold_error(err));
@@ -380,6 +381,7 @@ impl<'s, S: System + ?Sized> ReplicaOps<'s, S> {
             None => {
                 let x = conflicting_group(unf, &node_en, &d_all, None);
                 if x.len() < 2 {
+                    sub.set_split_looked(trail.len());
                     return Ok(None);
                 }
                 (trail.len(), d_all.len(), x)
