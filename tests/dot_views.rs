@@ -1018,7 +1018,7 @@ fn max_events_notes_in_the_net_and_tree_views() {
             "dot models/proc/ssbexp.proc --view tree --all --max-events 10",
             "n",
             10,
-            "not drawn: 102 of 112 calls\\n(--max-events 10)",
+            "not drawn: 85 of 95 calls\\n(--max-events 10)",
         ),
     ] {
         let t = qpor_ok_line(line);

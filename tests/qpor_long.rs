@@ -15,7 +15,7 @@ fn program(text: &str, defines: &[(&str, i64)]) -> Model {
     let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let (p, warnings) = parse(text, "long.proc", &defines).unwrap_or_else(|e| panic!("{e}"));
     assert!(warnings.is_empty(), "{warnings:?}");
-    Model::Program(p)
+    Model::Program(Box::new(p))
 }
 
 fn check_on_small_stack(model: Model, opts: CheckOptions) -> Report {

@@ -177,7 +177,7 @@ fn check_finds_a_fault_in_a_program_and_refuses_the_one_safe_view() {
         process main { spawn worker[0]; spawn worker[1]; join worker[0]; join worker[1]; assert count == 2; }\n\
         init main;\n";
     let (prog, _) = qpor::program::parse(text, "race.proc", &[]).unwrap();
-    let model = Model::Program(prog);
+    let model = Model::Program(Box::new(prog));
     let opts = CheckOptions {
         engine: EngineChoice::Stubborn,
         ..CheckOptions::default()

@@ -266,21 +266,8 @@ proptest! {
 #[test]
 fn shipped_programs_keep_every_dead_state() {
     let mut compared = 0;
-    let mut files: Vec<_> = std::fs::read_dir("models/proc")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "proc"))
-        .collect();
-    files.sort();
-    for path in files {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let file = path.display().to_string();
-        let params: Vec<String> = text
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix("param "))
-            .filter_map(|l| l.split('=').next())
-            .map(|n| n.trim().to_string())
-            .collect();
+    for (file, text) in engine_support::shipped_program_texts() {
+        let params = engine_support::param_names(&text);
         let mut sizes = vec![Vec::new()];
         if let Some(first) = params.first() {
             sizes.push(vec![(first.clone(), 1)]);

@@ -48,6 +48,9 @@ pub struct DotArgs {
     /// or one component per place.
     #[arg(long, value_enum, default_value = "auto")]
     components: ComponentsArg,
+    /// Programs: make every access to a shared variable a step of its own (see `check`).
+    #[arg(long)]
+    every_access: bool,
     /// prefix, pes: fill `deadlock` (the events of the first deadlock configuration found
     /// in the prefix) or `config=ID,ID,...` (any events, by id); for a .pes file,
     /// `config=NAME,...` or `set=NAME` (a set of the file, e.g. C).
@@ -122,6 +125,7 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
         format: a.input_format,
         define: a.define.clone(),
         components: a.components,
+        every_access: a.every_access,
     };
     let (loaded, system_opts) = load_model(&model_args)?;
     let shown = a.model.display().to_string();

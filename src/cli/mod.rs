@@ -37,6 +37,11 @@ pub struct ModelArgs {
     /// or one component per place.
     #[arg(long, value_enum, default_value = "auto")]
     pub components: ComponentsArg,
+    /// Programs: make every access to a shared variable a step of its own. By default the
+    /// accesses to a variable that one mutex guards everywhere are folded into the step
+    /// that takes the mutex: fewer interleavings, the same dead states and faults.
+    #[arg(long)]
+    pub every_access: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -107,6 +112,7 @@ pub fn load_model(args: &ModelArgs) -> Result<(Loaded, SystemOptions), String> {
             ComponentsArg::Places => Some(Decomposition::Places),
             ComponentsArg::Units => Some(Decomposition::Units),
         },
+        every_access: args.every_access,
         ..SystemOptions::default()
     };
     Ok((loaded, system))

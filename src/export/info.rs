@@ -62,6 +62,14 @@ pub fn info_text(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
         for (k, name) in &info.components {
             let _ = writeln!(s, "    {k} {name}");
         }
+        if !info.guarded.is_empty() {
+            let pairs: Vec<String> = info.guarded.iter().map(|(c, m)| format!("{c} by {m}")).collect();
+            let _ = writeln!(
+                s,
+                "  guarded variables (their accesses are part of the lock step): {}",
+                pairs.join(", ")
+            );
+        }
     }
     s
 }
@@ -90,6 +98,15 @@ struct InfoJson<'i> {
     #[serde(flatten)]
     net: Option<NetJson>,
     components: Vec<ComponentJson<'i>>,
+    /// Programs only: the guarded cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guarded: Option<Vec<GuardJson<'i>>>,
+}
+
+#[derive(Serialize)]
+struct GuardJson<'i> {
+    variable: &'i str,
+    mutex: &'i str,
 }
 
 #[derive(Serialize)]
@@ -138,6 +155,12 @@ pub fn info_json(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
             .iter()
             .map(|(kind, name)| ComponentJson { kind, name })
             .collect(),
+        guarded: (info.kind == "program").then(|| {
+            info.guarded
+                .iter()
+                .map(|(variable, mutex)| GuardJson { variable, mutex })
+                .collect()
+        }),
     };
     serde_json::to_value(view).expect("[qpor internal bug] model information does not serialise to JSON")
 }

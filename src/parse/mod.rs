@@ -204,7 +204,7 @@ impl Loaded {
     /// A program as the reader gives it, with its warnings.
     fn program((program, warnings): (Program, Vec<String>)) -> Loaded {
         Loaded {
-            model: Model::Program(program),
+            model: Model::Program(Box::new(program)),
             warnings,
         }
     }

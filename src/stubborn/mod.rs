@@ -137,7 +137,11 @@ impl Engine for StubbornOptions {
                 Ok(search_net(&sys, self, budget, observer)?)
             }
             Model::Program(prog) => {
-                let sys = prog.system()?;
+                let sys = if self.system.every_access {
+                    prog.system_every_access()?
+                } else {
+                    prog.system()?
+                };
                 Ok(search_program(&sys, self, budget, observer)?)
             }
         }

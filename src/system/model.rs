@@ -10,8 +10,9 @@ use super::{ModelError, System};
 pub enum Model {
     /// A place/transition net (PNML, ll_net).
     Net(Net),
-    /// A compiled program of the process language (`.proc`).
-    Program(Program),
+    /// A compiled program of the process language (`.proc`), boxed: its tables make it
+    /// three times the size of a net's header.
+    Program(Box<Program>),
 }
 
 /// How to turn a model into a component system.
@@ -23,6 +24,10 @@ pub struct SystemOptions {
     /// Nets only: view the net place by place with a place holding two tokens or more as
     /// a fault, so that engines answer the OneSafe question (see `system::one_safe`).
     pub one_safe_watch: bool,
+    /// Programs only: make every access to a shared variable a step of its own, also
+    /// those a mutex guards, which are otherwise folded into the step that takes it
+    /// (`system::program`, `guards.rs`).
+    pub every_access: bool,
 }
 
 impl SystemOptions {
@@ -49,6 +54,7 @@ impl Model {
                 "the OneSafe question is about the places of a net; this model is a program".to_string(),
             )),
             Model::Net(net) => Ok(Box::new(NetSystem::new(net, opts.decomposition_of(net))?)),
+            Model::Program(p) if opts.every_access => Ok(Box::new(p.system_every_access()?)),
             Model::Program(p) => Ok(Box::new(p.system()?)),
         }
     }
@@ -73,6 +79,9 @@ pub struct ModelInfo {
     pub net: Option<NetInfo>,
     /// The components of the component system, as (kind, name), in id order.
     pub components: Vec<(&'static str, String)>,
+    /// For programs: the shared cells whose accesses are folded into the lock of the mutex
+    /// that guards them, as (cell, mutex).
+    pub guarded: Vec<(String, String)>,
 }
 
 /// Sizes of a net.
@@ -126,12 +135,14 @@ impl Model {
                     safeness: super::invariants::structural_safeness(net, stop),
                 }),
                 components,
+                guarded: Vec::new(),
             },
-            Model::Program(_) => ModelInfo {
+            Model::Program(p) => ModelInfo {
                 kind: "program",
                 name: None,
                 net: None,
                 components,
+                guarded: p.guards(),
             },
         })
     }

@@ -131,3 +131,24 @@ pub fn shipped_programs() -> Vec<String> {
     names.sort();
     names
 }
+
+/// Every shipped program as (file, text), in file order.
+pub fn shipped_program_texts() -> Vec<(String, String)> {
+    shipped_programs()
+        .into_iter()
+        .map(|name| {
+            let file = format!("models/proc/{name}.proc");
+            let text = std::fs::read_to_string(&file).unwrap();
+            (file, text)
+        })
+        .collect()
+}
+
+/// The names of the `param`s a program declares, in order.
+pub fn param_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("param "))
+        .filter_map(|l| l.split('=').next())
+        .map(|n| n.trim().to_string())
+        .collect()
+}

@@ -4,7 +4,7 @@
 //! folds its local code ([`interp::settle`]) and the result is interned.
 
 use super::code::{CompKind, Instance, Op, OpKind};
-use super::interp::{self, Eval, Flow, Memory, Settled};
+use super::interp::{self, Eval, Flow, GuardedCells, Memory, Settled};
 use super::system::ProgramSystem;
 use super::tables::{ActKind, PState, PendKind, Tables, DONE, FREE, IDLE};
 use super::{internal, Program};
@@ -167,7 +167,7 @@ impl ProgramSystem<'_> {
         let Some(outcome) = fired? else {
             return Ok(false);
         };
-        after[pm] = self.finish(t, inst, &ev, outcome)?;
+        after[pm] = self.finish(t, inst, &ev, outcome, touched, after)?;
         Ok(true)
     }
 
@@ -240,23 +240,35 @@ impl ProgramSystem<'_> {
                 (Outcome::Continue(spc + 1, std::mem::take(&mut sl)), Some(ro))
             }
         };
-        after[ps] = self.finish(t, sinst, &sev, so)?;
+        after[ps] = self.finish(t, sinst, &sev, so, touched, after)?;
         if let Some(ro) = ro {
-            after[pr] = self.finish(t, rinst, &rev, ro)?;
+            after[pr] = self.finish(t, rinst, &rev, ro, touched, after)?;
         }
         Ok(true)
     }
 
-    /// Folds the local code after a step and interns the resulting local state.
+    /// Folds the local code after a step, and the accesses to the guarded cells it
+    /// touches, and interns the resulting local state.
     fn finish(
         &self,
         t: &mut Tables,
         inst: &Instance,
         ev: &Eval<'_>,
         o: Outcome,
+        touched: &[CompId],
+        after: &mut [Local],
     ) -> Result<Local, ModelError> {
+        let mut mem = TouchedMem {
+            prog: self.prog,
+            touched,
+            vals: after,
+        };
+        let guarded = self.fold_guarded.then_some(GuardedCells {
+            touched,
+            mem: &mut mem,
+        });
         let s = match o {
-            Outcome::Continue(pc, locals) => interp::settle(ev, pc, locals),
+            Outcome::Continue(pc, locals) => interp::settle(ev, pc, locals, guarded),
             Outcome::Fault(m) => Settled::Fault(m),
         };
         t.intern_settled(inst.def, s)

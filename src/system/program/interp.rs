@@ -5,8 +5,10 @@
 //! visible step, a process runs its local operations (assignments to locals, branches on
 //! locals, jumps, resets, local asserts) until it reaches an operation that touches a
 //! shared component, or its end. A data operation whose shared accesses all fall outside
-//! their arrays (so it touches nothing, and will fault when run) is local too. The run is
-//! bounded by [`MAX_LOCAL_STEPS`]; an overrun becomes a fault.
+//! their arrays (so it touches nothing, and will fault when run) is local too, and so is
+//! one whose cells are all guarded by a mutex (`guards.rs`) and touched by the step just
+//! taken: the step that took the mutex carries them. The run is bounded by
+//! [`MAX_LOCAL_STEPS`]; an overrun becomes a fault.
 //!
 //! Every failure is a message (`Err(String)`), turned into a fault state by the caller;
 //! nothing here panics on a well-formed or ill-formed program.
@@ -428,20 +430,44 @@ pub(crate) fn fault_message(prog: &Program, op: &Op, what: &str) -> String {
     format!("{}:{}:{}: {}", prog.name, op.pos.line, op.pos.col, what)
 }
 
-/// Folds local computation from `pc` (see the module doc).
-pub(crate) fn settle(ev: &Eval<'_>, mut pc: u32, mut locals: Box<[i64]>) -> Settled {
+/// The shared cells of the step a process just took, through which [`settle`] folds the
+/// accesses to guarded cells that follow it (`guards.rs`).
+pub(crate) struct GuardedCells<'a> {
+    /// The step's touch set (sorted).
+    pub touched: &'a [CompId],
+    /// Their values after the step, read and written by the folded accesses.
+    pub mem: &'a mut dyn Memory,
+}
+
+/// Folds local computation from `pc` (see the module doc), and with `guarded` the data
+/// operations whose shared cells are all guarded and touched by the step just taken.
+pub(crate) fn settle(
+    ev: &Eval<'_>,
+    mut pc: u32,
+    mut locals: Box<[i64]>,
+    mut guarded: Option<GuardedCells<'_>>,
+) -> Settled {
     let code = &ev.def.code;
     let mut steps = 0u64;
     loop {
         let Some(op) = code.get(pc as usize) else {
             return Settled::Fault(format!("[qpor internal bug] control point {pc} out of the code"));
         };
+        let mut on_cells = false;
         let local_data = match &op.kind {
             OpKind::End => return Settled::Done,
             OpKind::Jump(_) | OpKind::Reset { .. } => true,
-            OpKind::Assign { .. } | OpKind::Branch { .. } | OpKind::Assert(_) => {
-                !op.shared || ev.shared_cells(op, &locals).is_empty()
+            OpKind::Assign { .. } | OpKind::Branch { .. } | OpKind::Assert(_) if op.shared => {
+                let cells = ev.shared_cells(op, &locals);
+                on_cells = !cells.is_empty();
+                !on_cells
+                    || guarded.as_ref().is_some_and(|g| {
+                        cells
+                            .iter()
+                            .all(|c| ev.prog.guard(*c).is_some() && g.touched.binary_search(c).is_ok())
+                    })
             }
+            OpKind::Assign { .. } | OpKind::Branch { .. } | OpKind::Assert(_) => true,
             OpKind::Choose(_) => return Settled::At { pc, locals },
             _ => match ev.targets_exist(op, &locals) {
                 Ok(()) => return Settled::At { pc, locals },
@@ -451,7 +477,11 @@ pub(crate) fn settle(ev: &Eval<'_>, mut pc: u32, mut locals: Box<[i64]>) -> Sett
         if !local_data {
             return Settled::At { pc, locals };
         }
-        match ev.data(op, &mut locals, &mut NoMemory) {
+        let mem: &mut dyn Memory = match guarded.as_mut() {
+            Some(g) if on_cells => g.mem,
+            _ => &mut NoMemory,
+        };
+        match ev.data(op, &mut locals, mem) {
             Ok(Flow::Next) => pc += 1,
             Ok(Flow::Goto(t)) => pc = t,
             Err(m) => return Settled::Fault(fault_message(ev.prog, op, &m)),

@@ -30,6 +30,9 @@
 //! After a visible step, the process's local code is folded into it
 //! (`interp.rs`, bounded by [`MAX_LOCAL_STEPS`]): a local state always sits before a
 //! visible statement, at the end, or in a fault, and local computation creates no event.
+//! Accesses to shared cells that a mutex guards are folded the same way into the step
+//! that takes the mutex, which touches them (`guards.rs`), unless the system is built
+//! with [`Program::system_every_access`].
 //!
 //! # Faults
 //! An index out of range, a value outside its declared range, an unlock of a mutex the
@@ -52,6 +55,7 @@
 //! # Files
 //! - `code.rs`: the compiled code the front end produces; `interp.rs`: its interpreter;
 //! - `touchers.rs`: which instances may touch which component, known before the run;
+//! - `guards.rs`: which shared cells a mutex guards, known before the run;
 //! - `dependence.rs`: which instances a stubborn set must take together, at a state;
 //! - `tables.rs`: the interned local states, pending statements and actions;
 //! - `system.rs`: [`ProgramSystem`] and its [`System`] implementation;
@@ -64,6 +68,7 @@ mod dependence;
 mod describe;
 mod enabled;
 mod fire;
+mod guards;
 mod interp;
 mod pending;
 mod system;
@@ -81,7 +86,7 @@ pub(crate) use interp::{apply_binary, apply_unary};
 pub use system::ProgramSystem;
 pub use to_net::{to_net, ToNetOptions};
 
-use super::ModelError;
+use super::{CompId, ModelError};
 
 /// An error that only a bug in qpor can cause.
 fn internal(what: &str) -> ModelError {
@@ -111,6 +116,11 @@ pub struct Program {
     /// Per channel declaration, the instances with a send on it, and with a receive.
     senders: Vec<Vec<u32>>,
     receivers: Vec<Vec<u32>>,
+    /// Per component, the mutex that guards it when it is a guarded shared cell
+    /// (`guards.rs`).
+    guard_of: Vec<Option<CompId>>,
+    /// Per component, the cells it guards when it is a mutex (sorted).
+    guarded: Vec<Vec<CompId>>,
 }
 
 impl Program {
@@ -139,7 +149,10 @@ impl Program {
             spawners: Vec::new(),
             senders: Vec::new(),
             receivers: Vec::new(),
+            guard_of: Vec::new(),
+            guarded: Vec::new(),
         };
+        p.index_guards();
         p.index_touchers();
         p
     }
@@ -154,9 +167,16 @@ impl Program {
         self.instances.len()
     }
 
-    /// The program as a component system.
+    /// The program as a component system, the accesses to guarded cells folded into the
+    /// steps that take their mutexes (`guards.rs`).
     pub fn system(&self) -> Result<ProgramSystem<'_>, ModelError> {
-        ProgramSystem::new(self)
+        ProgramSystem::new(self, true)
+    }
+
+    /// The program as a component system in which every access to a shared cell is a
+    /// step of its own (`--every-access`): more interleavings, the same dead states.
+    pub fn system_every_access(&self) -> Result<ProgramSystem<'_>, ModelError> {
+        ProgramSystem::new(self, false)
     }
 
     /// The name of channel cell `cell`.

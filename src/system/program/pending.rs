@@ -35,9 +35,15 @@ impl<'p> ProgramSystem<'p> {
         let Some(op) = ev.def.code.get(pc as usize) else {
             return NO_PENDING;
         };
-        let Some((kind, touched)) = resolve(&ev, op, &locals, CompId(inst)) else {
+        let Some((kind, mut touched)) = resolve(&ev, op, &locals, CompId(inst)) else {
             return NO_PENDING;
         };
+        if let (PendKind::Lock(m), true) = (&kind, self.fold_guarded) {
+            // The accesses after the lock that its mutex guards are folded into it.
+            touched.extend_from_slice(prog.guarded_by(*m));
+            touched.sort_unstable();
+            touched.dedup();
+        }
         self.intern_pending(t, inst, pc, op, kind, touched)
     }
 

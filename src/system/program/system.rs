@@ -21,10 +21,12 @@ pub struct ProgramSystem<'p> {
     pub(super) prog: &'p Program,
     tables: Mutex<Tables>,
     initial: Vec<Local>,
+    /// Accesses to guarded cells are folded into the step that takes their mutex.
+    pub(super) fold_guarded: bool,
 }
 
 impl<'p> ProgramSystem<'p> {
-    pub(super) fn new(prog: &'p Program) -> Result<Self, ModelError> {
+    pub(super) fn new(prog: &'p Program, fold_guarded: bool) -> Result<Self, ModelError> {
         let mut t = Tables::new(prog.defs.len(), prog.instances.len());
         let mut initial = Vec::with_capacity(prog.comps.len());
         for (ci, comp) in prog.comps.iter().enumerate() {
@@ -53,6 +55,7 @@ impl<'p> ProgramSystem<'p> {
             prog,
             tables: Mutex::new(t),
             initial,
+            fold_guarded,
         })
     }
 

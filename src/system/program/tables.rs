@@ -262,7 +262,7 @@ impl Tables {
     /// beginning with every local 0.
     pub(super) fn intern_start(&mut self, ev: &Eval<'_>, def: u32) -> Result<Local, ModelError> {
         let locals = vec![0i64; ev.def.slots.len()].into_boxed_slice();
-        self.intern_settled(def, interp::settle(ev, 0, locals))
+        self.intern_settled(def, interp::settle(ev, 0, locals, None))
     }
 }
 

@@ -81,6 +81,13 @@ impl Program {
                 }
             }
         }
+        // The step that takes a mutex touches the cells it guards (`guards.rs`).
+        for c in 0..touch.len() {
+            if let Some(g) = self.guard(CompId(c as u32)) {
+                let lockers = touch[g.index()].clone();
+                touch[c].extend(lockers);
+            }
+        }
         for list in touch
             .iter_mut()
             .chain(write.iter_mut())

@@ -1,0 +1,256 @@
+//! Folding the accesses to mutex-guarded variables into the step that takes the mutex
+//! (`system::program`, `guards.rs`): which variables the analysis finds guarded, and that
+//! the folded system keeps every dead state and every fault of the one where each access
+//! is a step (explicit search on both), on random programs built around critical sections
+//! and on every shipped program; QPOR on the folded system agrees with the oracle on the
+//! unfolded one, and explores as many maximal configurations on both.
+
+mod engine_support;
+use engine_support::{check_qpor, dead_states, explore_within};
+use proptest::prelude::*;
+use qpor::engines::qpor::AltMode;
+use qpor::program::{parse, Program};
+use qpor::unfolding::CutoffMode;
+use qpor::{CheckOptions, FindingKind, Report, Silent};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+fn program(text: &str) -> Program {
+    parse(text, "test.proc", &[])
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .0
+}
+
+/// The guarded cells of `text`, as `cell by mutex`.
+fn guards(text: &str) -> Vec<String> {
+    program(text)
+        .guards()
+        .into_iter()
+        .map(|(cell, mutex)| format!("{cell} by {mutex}"))
+        .collect()
+}
+
+#[test]
+fn the_analysis_finds_the_variables_one_mutex_guards_everywhere() {
+    // Every access under m: guarded, even through a branch and a loop.
+    let text = "mutex m; var v: 0..=9 = 0;
+        process p[i in 0..2] { for k in 0..2 { lock m; if v < 9 { v += 1; } unlock m; } }
+        init p;";
+    assert_eq!(guards(text), ["v by m"]);
+    // One access outside: not guarded.
+    let text = "mutex m; var v: 0..=9 = 0;
+        process p { lock m; v = 1; unlock m; }
+        process q { v = 2; }
+        init p, q;";
+    assert!(guards(text).is_empty());
+    // Held on one branch only: not guarded where the branches meet.
+    let text = "mutex m; var v: 0..=9 = 0; var c: bool = false;
+        process p { var b: bool = false; if b { lock m; } v = 1; if b { unlock m; } }
+        init p;";
+    assert!(guards(text).is_empty());
+    // Unlocked before the access.
+    let text = "mutex m; var v: 0..=9 = 0;
+        process p { lock m; unlock m; v = 1; }
+        init p;";
+    assert!(guards(text).is_empty());
+    // Arrays element for element, with the same index; not when the index changed.
+    let text = "mutex m[2]; var a[2]: 0..=1 = 0;
+        process p[i in 0..2] { lock m[i]; a[i] = 1; unlock m[i]; }
+        process q { var l: 0..=1 = 1; lock m[l]; a[l] = 0; unlock m[l]; }
+        init p, q;";
+    assert_eq!(guards(text), ["a[0] by m[0]", "a[1] by m[1]"]);
+    let text = "mutex m[2]; var a[2]: 0..=1 = 0;
+        process q { var l: 0..=1 = 1; lock m[l]; l = 0; a[l] = 0; unlock m[l]; }
+        init q;";
+    assert!(guards(text).is_empty());
+    // A mutex that guards two variables folds neither.
+    let text = "mutex m; var v, w: 0..=1 = 0;
+        process p { lock m; v = 1; w = 1; unlock m; }
+        init p;";
+    assert!(guards(text).is_empty());
+}
+
+#[test]
+fn guarded_accesses_are_folded_into_the_lock() {
+    let text = "mutex m; var v: 0..=9 = 0;
+        process p[i in 0..2] { lock m; v += 1; v += 1; unlock m; }
+        init p;";
+    let prog = program(text);
+    let folded = explore_within(&prog.system().unwrap(), true, None);
+    let every = explore_within(&prog.system_every_access().unwrap(), true, None);
+    assert_eq!(dead_states(&folded), dead_states(&every));
+    // Per process: before the lock, holding it, done; against four points with the
+    // accesses as steps.
+    let states = |r: &Report| r.stats.get("states").unwrap();
+    assert!(
+        states(&folded) < states(&every),
+        "{} states folded, {} not",
+        states(&folded),
+        states(&every)
+    );
+}
+
+/// The fault messages of `r` and its dead states.
+fn outcome(r: &Report) -> (BTreeSet<(FindingKind, String)>, BTreeSet<String>) {
+    let dead = dead_states(r)
+        .into_iter()
+        .filter(|(k, _)| *k != FindingKind::Fault)
+        .collect();
+    let faults = r.findings.iter().filter_map(|f| f.message.clone()).collect();
+    (dead, faults)
+}
+
+/// Compares the folded system with the one where every access is a step; `Ok(false)`
+/// when the unfolded one has more than `max_states` states.
+fn folding_agrees(prog: &Program, what: &str, max_states: u64) -> Result<bool, TestCaseError> {
+    let every = explore_within(&prog.system_every_access().unwrap(), true, Some(max_states));
+    if every.stopped.is_some() {
+        return Ok(false);
+    }
+    let folded_sys = prog.system().unwrap();
+    let folded = explore_within(&folded_sys, true, None);
+    prop_assert_eq!(folded.stopped, None);
+    prop_assert_eq!(outcome(&folded), outcome(&every), "{}", what);
+    prop_assert!(folded.stats.get("states").unwrap() <= every.stats.get("states").unwrap());
+    // QPOR on the folded system finds the unfolded system's dead states, and one fault
+    // iff there is one.
+    let opts = CheckOptions {
+        all: true,
+        alt: AltMode::Optimal,
+        cutoff: CutoffMode::Erv,
+        ..CheckOptions::default()
+    };
+    let por = check_qpor(&folded_sys, &opts, &mut Silent).unwrap();
+    let (dead, faults) = outcome(&every);
+    prop_assert_eq!(outcome(&por).0, dead, "{}", what);
+    prop_assert_eq!(outcome(&por).1.is_empty(), faults.is_empty(), "{}", what);
+    Ok(true)
+}
+
+/// A random program: per process, statement codes rendered by [`statement`].
+#[derive(Clone, Debug)]
+struct ProgramSpec {
+    processes: Vec<Vec<(u8, u8)>>,
+}
+
+fn program_spec() -> impl Strategy<Value = ProgramSpec> {
+    prop::collection::vec(prop::collection::vec((0u8..24, 0u8..4), 1..=4), 2..=3)
+        .prop_map(|processes| ProgramSpec { processes })
+}
+
+/// Critical sections over `x` (guarded by `g` unless codes 15 or 16 occur), `a[k]` (by
+/// `m[k]`) and the unguarded `z`, nested locks, a semaphore, failing assertions and
+/// overflows.
+fn statement(code: u8, b: u8, p: usize, out: &mut String) {
+    let k = b % 2;
+    // A read and a write under g, and an unguarded write, come more often: together they
+    // tell a sound analysis from an eager one.
+    let code = match code {
+        18..=20 => 1,
+        21..=23 => 15,
+        c => c,
+    };
+    let line = match code {
+        0 => "lock g; x = (x + 1) % 3; unlock g;".to_string(),
+        1 => format!("lock g; if x == {k} {{ x = 2; }} unlock g;"),
+        2 => "lock g; l = x; unlock g;".to_string(),
+        3 => format!("lock g; assert x != {}; unlock g;", b % 3),
+        4 => "lock h; lock g; x = 0; unlock g; unlock h;".to_string(),
+        // The access after `lock h` is not folded into it: h guards nothing of x.
+        5 => "lock g; lock h; x = (x + 2) % 3; unlock h; unlock g;".to_string(),
+        6 => format!("lock m[{k}]; a[{k}] = 1 - a[{k}]; unlock m[{k}];"),
+        7 => format!("l = {k}; lock m[l]; if a[l] == 1 {{ z = l; }} unlock m[l];"),
+        8 => format!("z = {};", b % 3),
+        9 => "lock g; l = x; unlock g; z = l;".to_string(),
+        10 => "wait s; lock g; x = x + 1; unlock g; signal s;".to_string(),
+        11 => "lock h; unlock h;".to_string(),
+        12 => format!("lock g; x = x + {}; unlock g;", b % 2 + 1),
+        13 => format!(
+            "while z != {} {{ lock g; x = (x + 1) % 3; unlock g; z = (z + 1) % 3; }}",
+            b % 3
+        ),
+        14 => format!("lock m[{k}]; lock g; a[{k}] = x % 2; unlock g; unlock m[{k}];"),
+        // Accesses that leave x unguarded, for an analysis too eager to see a guard.
+        15 => format!("lock g; unlock g; x = {};", b % 3),
+        16 => format!("if x == {} {{ z = 1; }}", b % 3),
+        _ => format!("lock g; lock m[{k}]; assert a[{k}] + x < 3; unlock m[{k}]; unlock g; // p{p}"),
+    };
+    writeln!(out, "    {line}").unwrap();
+}
+
+fn render(spec: &ProgramSpec) -> String {
+    let mut out = String::from(
+        "mutex g, h, m[2];\nsem s = 1;\nvar x: 0..=2 = 0;\nvar z: 0..=2 = 0;\nvar a[2]: 0..=1 = 0;\n",
+    );
+    for (p, code) in spec.processes.iter().enumerate() {
+        writeln!(out, "process p{p} {{\n    var l: 0..=2 = 0;").unwrap();
+        for &(c, b) in code {
+            statement(c, b, p, &mut out);
+        }
+        writeln!(out, "}}").unwrap();
+    }
+    let init: Vec<String> = (0..spec.processes.len()).map(|p| format!("p{p}")).collect();
+    writeln!(out, "init {};", init.join(", ")).unwrap();
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn folding_keeps_every_dead_state_and_fault(spec in program_spec()) {
+        let text = render(&spec);
+        let prog = program(&text);
+        let compared = folding_agrees(&prog, &text, 50_000)?;
+        prop_assume!(compared);
+    }
+}
+
+/// Every shipped program at its default size and a smaller one; the Table 1 families
+/// also have as many maximal configurations folded as not (the Mazurkiewicz traces of
+/// the other steps are kept).
+#[test]
+fn shipped_programs_keep_every_dead_state_when_folded() {
+    let mut compared = 0;
+    for (file, text) in engine_support::shipped_program_texts() {
+        let first = engine_support::param_names(&text).into_iter().next();
+        let mut sizes = vec![Vec::new()];
+        if let Some(first) = first {
+            sizes.push(vec![(first, 2)]);
+        }
+        for defines in sizes {
+            let Ok((prog, _)) = parse(&text, &file, &defines) else {
+                continue;
+            };
+            let what = format!("{file} {defines:?}");
+            if folding_agrees(&prog, &what, 200_000).unwrap() {
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 20, "only {compared} programs compared");
+    let opts = CheckOptions {
+        all: true,
+        alt: AltMode::Optimal,
+        cutoff: CutoffMode::None,
+        ..CheckOptions::default()
+    };
+    for (name, params) in engine_support::TABLE_1_SMALL {
+        let model = engine_support::program(name, params);
+        let qpor::Model::Program(prog) = &model else {
+            unreachable!()
+        };
+        let configs = |sys: &qpor::program::ProgramSystem<'_>| {
+            check_qpor(sys, &opts, &mut Silent)
+                .unwrap()
+                .stats
+                .get("max_configurations")
+                .unwrap()
+        };
+        assert_eq!(
+            configs(&prog.system().unwrap()),
+            configs(&prog.system_every_access().unwrap()),
+            "{name} {params:?}"
+        );
+    }
+}
