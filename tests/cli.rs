@@ -631,3 +631,36 @@ fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
         0,
     );
 }
+
+#[test]
+fn every_access_keeps_guarded_accesses_as_steps_of_their_own() {
+    // poke's `i` is guarded by `mi`: folded by default, a step of its own with the flag.
+    let states = |extra: &str| {
+        let o = qpor_line_exits(
+            format!("check --engine explicit --all --json models/proc/poke.proc -D N=3 -D K=2 {extra}")
+                .trim(),
+            0,
+        );
+        let v = json(&o);
+        assert_eq!(v["verdict"], "no-deadlock");
+        (
+            v["stats"]["states"].as_u64().unwrap(),
+            v["stats"]["terminations"].as_u64().unwrap(),
+        )
+    };
+    let (folded, folded_ends) = states("");
+    let (every, every_ends) = states("--every-access");
+    assert!(folded < every, "{folded} states folded, {every} not");
+    assert_eq!(folded_ends, every_ends);
+    let info = json(&qpor_line_exits("info --json models/proc/poke.proc", 0));
+    assert_eq!(info["guarded"][0]["variable"], "i");
+    assert_eq!(info["guarded"][0]["mutex"], "mi");
+    let transitions = |extra: &str| {
+        let o = qpor_line_exits(
+            format!("convert models/proc/ssbexp.proc -D K=2 --to pnml {extra}").trim(),
+            0,
+        );
+        stdout(&o).matches("<transition").count()
+    };
+    assert!(transitions("") < transitions("--every-access"));
+}

@@ -31,12 +31,14 @@ pub struct ConvertArgs {
 /// Runs `qpor convert`.
 pub fn run(a: ConvertArgs) -> Result<u8, String> {
     a.memory.enforce()?;
-    let (loaded, _) = load_model(&a.model)?;
+    let (loaded, system) = load_model(&a.model)?;
     let exported;
     let net = match &loaded.model {
         Model::Net(net) => net,
         Model::Program(p) => {
-            let mut opts = ToNetOptions::default().max_local_states(a.max_domain);
+            let mut opts = ToNetOptions::default()
+                .max_local_states(a.max_domain)
+                .every_access(system.every_access);
             if let Some(n) = a.reachable {
                 opts = opts.reachable_only(n);
             }

@@ -66,7 +66,7 @@ pub fn info_text(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
             let pairs: Vec<String> = info.guarded.iter().map(|(c, m)| format!("{c} by {m}")).collect();
             let _ = writeln!(
                 s,
-                "  guarded variables (their accesses are part of the lock step): {}",
+                "  guarded variables (their accesses are part of the lock step unless --every-access): {}",
                 pairs.join(", ")
             );
         }

@@ -52,6 +52,10 @@ pub struct ToNetOptions {
     /// (default `None`). Exact, so it also exports models whose counters or semaphores the
     /// fixpoint over-approximates without bound, at the price of exploring the state space.
     pub reachable_only: Option<usize>,
+    /// Export the program with every access to a shared variable a transition of its own
+    /// ([`Program::system_every_access`]) instead of folding the guarded ones into the
+    /// lock (default false).
+    pub every_access: bool,
 }
 
 impl Default for ToNetOptions {
@@ -61,6 +65,7 @@ impl Default for ToNetOptions {
             max_transitions: 1_000_000,
             termination_loop: true,
             reachable_only: None,
+            every_access: false,
         }
     }
 }
@@ -81,6 +86,12 @@ impl ToNetOptions {
     /// Sets [`ToNetOptions::reachable_only`] with a bound on the number of global states.
     pub fn reachable_only(mut self, max_states: usize) -> Self {
         self.reachable_only = Some(max_states);
+        self
+    }
+
+    /// Sets [`ToNetOptions::every_access`].
+    pub fn every_access(mut self, on: bool) -> Self {
+        self.every_access = on;
         self
     }
 
@@ -129,7 +140,11 @@ struct Explorer<'s, 'p> {
 /// assert_eq!(net.places.len(), 3 * 2 + 3 * 2 + 3 + 4);
 /// ```
 pub fn to_net(program: &Program, opts: &ToNetOptions) -> Result<Net, ModelError> {
-    let sys = program.system()?;
+    let sys = if opts.every_access {
+        program.system_every_access()?
+    } else {
+        program.system()?
+    };
     let init = sys.initial_state();
     let n = init.len();
     let mut ex = Explorer {
