@@ -30,7 +30,11 @@
 //!   - *lock m*: m free — every instance whose code names m joins (another lock would
 //!     disable this one); m held by i — the lock faults whatever the others do, and
 //!     nobody else can change m; m held by h — only h can free m, so h joins and the lock
-//!     stays disabled (2).
+//!     stays disabled (2). The cells m guards, which the lock step also touches, are
+//!     touched by nobody else either: their other accesses run while holding m, and
+//!     every instance with one names m, so it has joined when m is free.
+//!   - *an access to a cell guarded by g* (one not folded into a lock): i holds g, so no
+//!     outside action touches the cell; the rules below apply unchanged.
 //!   - *unlock m*: nothing joins. If i holds m, no other process can take m before i
 //!     frees it, and another's unlock faults before and after this one (the exception of
 //!     (3)); if i does not hold m, this unlock faults whatever the others do (the

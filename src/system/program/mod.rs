@@ -106,7 +106,8 @@ pub struct Program {
     pub(crate) chans: Vec<ChanDecl>,
     /// Per component, the instances whose steps may touch it (sorted): the instance itself,
     /// and every instance with a statement naming it, exactly when the index is known
-    /// before the run (a constant or the instance index), else the whole array.
+    /// before the run (a constant or the instance index), else the whole array; for a
+    /// guarded cell, also the instances naming its mutex (their lock steps touch it).
     touchers: Vec<Vec<u32>>,
     /// Per component, the instances with an assignment or receive whose target may be it
     /// (sorted; only shared cells have any).
