@@ -112,6 +112,25 @@ pub(crate) enum Expr {
 }
 
 impl Expr {
+    /// Calls `f` on every shared variable the expression reads, with the index expression
+    /// of an array cell (index expressions are searched too).
+    pub(crate) fn for_each_shared<'e>(&'e self, f: &mut impl FnMut(u32, Option<&'e Expr>)) {
+        match self {
+            Expr::Const(_) | Expr::Index | Expr::Local(_) => {}
+            Expr::LocalElem { index, .. } => index.for_each_shared(f),
+            Expr::Shared(v) => f(*v, None),
+            Expr::SharedElem { var, index } => {
+                f(*var, Some(index));
+                index.for_each_shared(f);
+            }
+            Expr::Unary(_, a) => a.for_each_shared(f),
+            Expr::Binary(_, a, b) => {
+                a.for_each_shared(f);
+                b.for_each_shared(f);
+            }
+        }
+    }
+
     /// Whether the expression reads a shared variable.
     pub(crate) fn reads_shared(&self) -> bool {
         match self {
@@ -142,6 +161,22 @@ pub(crate) enum LValue {
     LocalElem { array: u32, index: Expr },
     Shared(u32),
     SharedElem { var: u32, index: Expr },
+}
+
+impl LValue {
+    /// Calls `f` on the shared variable stored into, if any, and on those its index reads,
+    /// as [`Expr::for_each_shared`].
+    pub(crate) fn for_each_shared<'e>(&'e self, f: &mut impl FnMut(u32, Option<&'e Expr>)) {
+        match self {
+            LValue::Local(_) => {}
+            LValue::LocalElem { index, .. } => index.for_each_shared(f),
+            LValue::Shared(v) => f(*v, None),
+            LValue::SharedElem { var, index } => {
+                f(*var, Some(index));
+                index.for_each_shared(f);
+            }
+        }
+    }
 }
 
 /// A mutex, semaphore, channel or process named by a statement: the declaration and, for

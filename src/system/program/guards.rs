@@ -218,44 +218,16 @@ fn reads_any(def: &ProcDef, e: &Expr, slots: &[Slot]) -> bool {
 /// The shared variables `op` reads or writes, each with its index expression.
 fn accesses(op: &OpKind) -> Vec<(u32, Option<&Expr>)> {
     let mut out = Vec::new();
+    let mut add = |var, index| out.push((var, index));
     match op {
         OpKind::Assign { target, value } => {
-            lvalue_accesses(target, &mut out);
-            expr_accesses(value, &mut out);
+            target.for_each_shared(&mut add);
+            value.for_each_shared(&mut add);
         }
-        OpKind::Branch { cond, .. } | OpKind::Assert(cond) => expr_accesses(cond, &mut out),
-        OpKind::Send { value: Some(v), .. } => expr_accesses(v, &mut out),
-        OpKind::Recv { target: Some(t), .. } => lvalue_accesses(t, &mut out),
+        OpKind::Branch { cond, .. } | OpKind::Assert(cond) => cond.for_each_shared(&mut add),
+        OpKind::Send { value: Some(v), .. } => v.for_each_shared(&mut add),
+        OpKind::Recv { target: Some(t), .. } => t.for_each_shared(&mut add),
         _ => {}
     }
     out
-}
-
-fn lvalue_accesses<'e>(lv: &'e LValue, out: &mut Vec<(u32, Option<&'e Expr>)>) {
-    match lv {
-        LValue::Local(_) => {}
-        LValue::LocalElem { index, .. } => expr_accesses(index, out),
-        LValue::Shared(v) => out.push((*v, None)),
-        LValue::SharedElem { var, index } => {
-            out.push((*var, Some(index)));
-            expr_accesses(index, out);
-        }
-    }
-}
-
-fn expr_accesses<'e>(e: &'e Expr, out: &mut Vec<(u32, Option<&'e Expr>)>) {
-    match e {
-        Expr::Const(_) | Expr::Index | Expr::Local(_) => {}
-        Expr::LocalElem { index, .. } => expr_accesses(index, out),
-        Expr::Shared(v) => out.push((*v, None)),
-        Expr::SharedElem { var, index } => {
-            out.push((*var, Some(index)));
-            expr_accesses(index, out);
-        }
-        Expr::Unary(_, a) => expr_accesses(a, out),
-        Expr::Binary(_, a, b) => {
-            expr_accesses(a, out);
-            expr_accesses(b, out);
-        }
-    }
 }

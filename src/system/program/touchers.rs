@@ -138,30 +138,9 @@ fn static_target(ev: &Eval<'_>, lv: &LValue, out: &mut Vec<CompId>) {
 }
 
 fn static_expr(ev: &Eval<'_>, e: &Expr, out: &mut Vec<CompId>) {
-    match e {
-        Expr::Const(_) | Expr::Index | Expr::Local(_) => {}
-        Expr::LocalElem { index, .. } => static_expr(ev, index, out),
-        Expr::Shared(v) => static_var(ev, *v, None, out),
-        Expr::SharedElem { var, index } => {
-            static_var(ev, *var, Some(index), out);
-            static_expr(ev, index, out);
-        }
-        Expr::Unary(_, a) => static_expr(ev, a, out),
-        Expr::Binary(_, a, b) => {
-            static_expr(ev, a, out);
-            static_expr(ev, b, out);
-        }
-    }
+    e.for_each_shared(&mut |var, index| static_var(ev, var, index, out));
 }
 
 fn static_lvalue(ev: &Eval<'_>, lv: &LValue, out: &mut Vec<CompId>) {
-    match lv {
-        LValue::Local(_) => {}
-        LValue::LocalElem { index, .. } => static_expr(ev, index, out),
-        LValue::Shared(v) => static_var(ev, *v, None, out),
-        LValue::SharedElem { var, index } => {
-            static_var(ev, *var, Some(index), out);
-            static_expr(ev, index, out);
-        }
-    }
+    lv.for_each_shared(&mut |var, index| static_var(ev, var, index, out));
 }
