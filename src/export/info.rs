@@ -70,6 +70,13 @@ pub fn info_text(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
                 pairs.join(", ")
             );
         }
+        if !info.exclusive.is_empty() {
+            let _ = writeln!(
+                s,
+                "  exclusive variables (their accesses never race and are part of the step before them unless --every-access): {}",
+                info.exclusive.join(", ")
+            );
+        }
     }
     s
 }
@@ -101,6 +108,9 @@ struct InfoJson<'i> {
     /// Programs only: the guarded cells.
     #[serde(skip_serializing_if = "Option::is_none")]
     guarded: Option<Vec<GuardJson<'i>>>,
+    /// Programs only: the exclusive variables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exclusive: Option<&'i [String]>,
 }
 
 #[derive(Serialize)]
@@ -161,6 +171,7 @@ pub fn info_json(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
                 .map(|(variable, mutex)| GuardJson { variable, mutex })
                 .collect()
         }),
+        exclusive: (info.kind == "program").then_some(info.exclusive.as_slice()),
     };
     serde_json::to_value(view).expect("[qpor internal bug] model information does not serialise to JSON")
 }

@@ -151,6 +151,15 @@ pub trait System {
         true
     }
 
+    /// Whether component `c` adds no dependence of its own: two steps that touch it and
+    /// are both enabled at a reachable state always share another component too. Then no
+    /// two events are in immediate conflict through `c` alone, and unfoldings need not
+    /// look for conflicts among the events that touch it. A program's folded shared cells
+    /// are such components (`program::exclusive`); the default is `false`.
+    fn redundant_dependence(&self, _c: CompId) -> bool {
+        false
+    }
+
     /// Human-readable name of an action, as it appears in witnesses.
     fn action_name(&self, a: ActionId) -> String;
 

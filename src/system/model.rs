@@ -82,6 +82,9 @@ pub struct ModelInfo {
     /// For programs: the shared cells whose accesses are folded into the lock of the mutex
     /// that guards them, as (cell, mutex).
     pub guarded: Vec<(String, String)>,
+    /// For programs: the exclusive variables, whose accesses never race and are folded
+    /// into the step before them.
+    pub exclusive: Vec<String>,
 }
 
 /// Sizes of a net.
@@ -136,6 +139,7 @@ impl Model {
                 }),
                 components,
                 guarded: Vec::new(),
+                exclusive: Vec::new(),
             },
             Model::Program(p) => ModelInfo {
                 kind: "program",
@@ -143,6 +147,7 @@ impl Model {
                 net: None,
                 components,
                 guarded: p.guards(),
+                exclusive: p.exclusives(),
             },
         })
     }

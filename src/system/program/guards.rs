@@ -29,7 +29,7 @@ use super::Program;
 use crate::system::CompId;
 
 /// A mutex certainly held: its declaration and index expression (`None` for a scalar).
-type Held = (u32, Option<Expr>);
+pub(super) type Held = (u32, Option<Expr>);
 
 impl Program {
     /// Fills [`Program::guard_of`] and [`Program::guarded`] from the code.
@@ -119,7 +119,7 @@ impl Program {
 
 /// The mutexes certainly held before each operation of `def`; `None` where no path from
 /// the start reaches.
-fn held_sets(def: &ProcDef) -> Vec<Option<Vec<Held>>> {
+pub(super) fn held_sets(def: &ProcDef) -> Vec<Option<Vec<Held>>> {
     let code = &def.code;
     let mut at: Vec<Option<Vec<Held>>> = vec![None; code.len()];
     if code.is_empty() {
@@ -216,7 +216,7 @@ fn reads_any(def: &ProcDef, e: &Expr, slots: &[Slot]) -> bool {
 }
 
 /// The shared variables `op` reads or writes, each with its index expression.
-fn accesses(op: &OpKind) -> Vec<(u32, Option<&Expr>)> {
+pub(super) fn accesses(op: &OpKind) -> Vec<(u32, Option<&Expr>)> {
     let mut out = Vec::new();
     let mut add = |var, index| out.push((var, index));
     match op {

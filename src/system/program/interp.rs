@@ -464,7 +464,7 @@ pub(crate) fn settle(
                     || guarded.as_ref().is_some_and(|g| {
                         cells
                             .iter()
-                            .all(|c| ev.prog.guard(*c).is_some() && g.touched.binary_search(c).is_ok())
+                            .all(|c| ev.prog.folds(*c) && g.touched.binary_search(c).is_ok())
                     })
             }
             OpKind::Assign { .. } | OpKind::Branch { .. } | OpKind::Assert(_) => true,

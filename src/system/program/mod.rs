@@ -67,9 +67,11 @@ mod code;
 mod dependence;
 mod describe;
 mod enabled;
+mod exclusive;
 mod fire;
 mod guards;
 mod interp;
+mod partial;
 mod pending;
 mod system;
 mod tables;
@@ -122,6 +124,8 @@ pub struct Program {
     guard_of: Vec<Option<CompId>>,
     /// Per component, the cells it guards when it is a mutex (sorted).
     guarded: Vec<Vec<CompId>>,
+    /// Per component, whether it is a cell of an exclusive variable (`exclusive.rs`).
+    exclusive: Vec<bool>,
 }
 
 impl Program {
@@ -152,9 +156,11 @@ impl Program {
             receivers: Vec::new(),
             guard_of: Vec::new(),
             guarded: Vec::new(),
+            exclusive: Vec::new(),
         };
         p.index_guards();
         p.index_touchers();
+        p.index_exclusive();
         p
     }
 

@@ -4,9 +4,11 @@
 
 use super::code::{CompKind, Op, OpKind};
 use super::interp::Eval;
+use super::partial::{self, PartialFlow, PartialLocals};
 use super::system::ProgramSystem;
 use super::tables::{ActKind, ActionInfo, PState, PendKind, Pending, Tables, NO_PENDING};
 use crate::system::{ActionId, CompId, Local, Step, TouchSet};
+use hashbrown::HashSet;
 use smallvec::SmallVec;
 
 impl<'p> ProgramSystem<'p> {
@@ -38,9 +40,15 @@ impl<'p> ProgramSystem<'p> {
         let Some((kind, mut touched)) = resolve(&ev, op, &locals, CompId(inst)) else {
             return NO_PENDING;
         };
-        if let (PendKind::Lock(m), true) = (&kind, self.fold_guarded) {
-            // The accesses after the lock that its mutex guards are folded into it.
-            touched.extend_from_slice(prog.guarded_by(*m));
+        if self.fold_guarded {
+            if let PendKind::Lock(m) = &kind {
+                // The accesses after the lock that its mutex guards are folded into it.
+                touched.extend_from_slice(prog.guarded_by(*m));
+            }
+            // And the accesses to exclusive cells that the local run after the step may
+            // reach.
+            let ahead = exclusive_ahead(&ev, pc, &locals, &touched);
+            touched.extend(ahead);
             touched.sort_unstable();
             touched.dedup();
         }
@@ -205,6 +213,72 @@ impl<'p> ProgramSystem<'p> {
             .map(|v| v.as_slice())
             .unwrap_or(&[])
     }
+}
+
+/// The most operations [`exclusive_ahead`] looks at; past them it gives what it has found,
+/// and the accesses it did not reach become steps of their own.
+const MAX_LOOKAHEAD: usize = 10_000;
+
+/// The exclusive cells that the local run after the visible statement at `pc` may access
+/// (`exclusive.rs`), from the process's locals before it: the run goes on through local
+/// code and through the accesses to cells that fold (exclusive ones, and guarded ones in
+/// `touched`), as `interp::settle` does; values read from shared memory are unknown, and
+/// a condition on them follows both branches.
+fn exclusive_ahead(ev: &Eval<'_>, pc: u32, locals: &[i64], touched: &[CompId]) -> Vec<CompId> {
+    let prog = ev.prog;
+    let code = &ev.def.code;
+    let Some(op) = code.get(pc as usize) else {
+        return Vec::new();
+    };
+    let mut start: PartialLocals = locals.iter().map(|&v| Some(v)).collect();
+    let after: Vec<u32> = match &op.kind {
+        OpKind::Choose(ts) => ts.clone(),
+        OpKind::Branch { then_pc, else_pc, .. } => vec![*then_pc, *else_pc],
+        OpKind::Assign { target, .. }
+        | OpKind::Recv {
+            target: Some(target), ..
+        } => {
+            partial::store(ev, target, None, &mut start);
+            vec![pc + 1]
+        }
+        OpKind::End | OpKind::Jump(_) | OpKind::Reset { .. } => return Vec::new(),
+        _ => vec![pc + 1],
+    };
+    let mut found = Vec::new();
+    let mut seen: HashSet<(u32, PartialLocals)> = HashSet::new();
+    let mut work: Vec<(u32, PartialLocals)> = after.into_iter().map(|t| (t, start.clone())).collect();
+    while let Some((pc, mut locals)) = work.pop() {
+        if seen.len() >= MAX_LOOKAHEAD || !seen.insert((pc, locals.clone())) {
+            continue;
+        }
+        let Some(op) = code.get(pc as usize) else { continue };
+        let local = match &op.kind {
+            OpKind::Jump(_) | OpKind::Reset { .. } => true,
+            OpKind::Assign { .. } | OpKind::Branch { .. } | OpKind::Assert(_) if op.shared => {
+                let Some(cells) = partial::cells(ev, &op.kind, &locals) else {
+                    continue;
+                };
+                let folds = cells
+                    .iter()
+                    .all(|&c| prog.exclusive(c) || (prog.guard(c).is_some() && touched.contains(&c)));
+                if folds {
+                    found.extend(cells.into_iter().filter(|&c| prog.exclusive(c)));
+                }
+                folds
+            }
+            OpKind::Assign { .. } | OpKind::Branch { .. } | OpKind::Assert(_) => true,
+            _ => false,
+        };
+        if !local {
+            continue;
+        }
+        if let PartialFlow::To(ts) = partial::data(ev, &op.kind, pc, &mut locals) {
+            work.extend(ts.into_iter().map(|t| (t, locals.clone())));
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 /// What the statement `op` of instance `me` does once its indices are evaluated on

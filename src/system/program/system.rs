@@ -239,6 +239,10 @@ impl System for ProgramSystem<'_> {
         true
     }
 
+    fn redundant_dependence(&self, c: CompId) -> bool {
+        self.fold_guarded && self.prog.folds(c)
+    }
+
     fn is_final(&self, c: CompId, l: Local) -> bool {
         match self.instance_of(c) {
             Some(_) => l == IDLE || l == DONE,

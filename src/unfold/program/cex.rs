@@ -58,7 +58,11 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
                     let mut assign: SmallVec<[Option<EventId>; 8]> =
                         SmallVec::from_elem(None, step.touched.len());
                     assign[ai] = Some(x);
-                    let order: SmallVec<[usize; 8]> = (0..step.touched.len()).filter(|&j| j != ai).collect();
+                    // Components that add no dependence of their own come last: their
+                    // predecessor is then the last event on them in the others' histories.
+                    let mut order: SmallVec<[usize; 8]> =
+                        (0..step.touched.len()).filter(|&j| j != ai).collect();
+                    order.sort_by_key(|&j| self.redundant[step.touched[j].index()]);
                     self.search_preds(step, &mut assign, &order, &chains, new_from, x_new, &mut found)?;
                 }
             }
@@ -111,12 +115,37 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         let chain = &chains[c.index()];
         // The chosen predecessors' histories must not hold a later c-event than ours.
         let mut low: i64 = -1;
+        let mut last_seen = NONE;
         for &p in assign.iter().flatten() {
             if !p.is_none() {
-                low = low.max(self.depth_on(self.max_in_history(p, c), c));
+                let m = self.max_in_history(p, c);
+                let d = self.depth_on(m, c);
+                if d > low {
+                    (low, last_seen) = (d, m);
+                }
             }
         }
         let must_be_new = rest.is_empty() && !have_new;
+        if self.redundant[c.index()] {
+            // Every other component is assigned (they come first). Two events touching c
+            // that are both enabled somewhere share another component, so a c-event
+            // outside the others' histories would be a later event on that component than
+            // its predecessor there: the only consistent choice is the last c-event they
+            // hold.
+            let z = last_seen;
+            let new = !z.is_none() && self.config_pos(z) >= new_from;
+            if (must_be_new && !new)
+                || !self.consistent_with(z, step, assign)
+                || (!z.is_none() && self.blocked(z))
+                || !self.sys.may_enable(step, at, self.post_on(z, c))
+            {
+                return Ok(());
+            }
+            assign[at] = Some(z);
+            self.search_preds(step, assign, rest, chains, new_from, have_new || new, found)?;
+            assign[at] = None;
+            return Ok(());
+        }
         // Nor may z's history hold later events on the components already chosen. Down
         // the chain histories shrink, so the consistent candidates are a suffix of it:
         // a binary search skips the rest, which on a long configuration is most of the

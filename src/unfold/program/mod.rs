@@ -227,6 +227,9 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     config_summaries: Vec<Summary>,
     maxima: Vec<EventId>,
     state: Vec<Local>,
+    /// Per component: whether it adds no dependence of its own
+    /// ([`System::redundant_dependence`]), so that the conflict walks skip its tree.
+    redundant: Vec<bool>,
     // Cutoffs.
     reps: HashTable<Representative>,
     generation: u32,
@@ -269,6 +272,9 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             pushes: 0,
             config_summaries: vec![Summary::EMPTY],
             maxima: vec![NONE; n],
+            redundant: (0..n)
+                .map(|c| sys.redundant_dependence(CompId(c as u32)))
+                .collect(),
             reps: HashTable::new(),
             generation: 0,
             stats: UnfoldStats::default(),

@@ -78,6 +78,9 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
                         // x = max_c([e]), y = max_c(C). If x ∈ C, both are on C's c-chain.
                         // Otherwise x ≤ y is impossible (C is causally closed), so only y ≤ x
                         // is left; if that fails too, y is the witness.
+                        // A conflict through a component that adds no dependence of its
+                        // own shows on another component too.
+                        _ if self.redundant[c.index()] => false,
                         (Some(x), Some(y)) => {
                             let conflict = self.config_index[x as usize] == NOT_IN_CONFIG
                                 && !self.is_ancestor(EventId(y), EventId(x), c);
@@ -133,6 +136,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             self.ev(a).summary,
             self.ev(b).summary,
             &mut |c, x, y| match (x, y) {
+                _ if self.redundant[c.index()] => false,
                 (Some(x), Some(y)) => !self.comparable(EventId(x), EventId(y), c),
                 _ => false,
             },

@@ -1,6 +1,9 @@
 //! Immediate conflicts in the program-like unfolding: the siblings of an event in its
 //! component trees, walked run by run (see [`super::trees`]), skipping the runs of its own
-//! action and, for Alt's spikes, the tails of runs that cannot be compatible with C.
+//! action, the trees of components that add no dependence of their own
+//! ([`crate::system::System::redundant_dependence`]: two events in immediate conflict
+//! there are siblings on another component too), and for Alt's spikes, the tails of runs
+//! that cannot be compatible with C.
 
 use super::ProgramUnfolding;
 use crate::system::System;
@@ -17,6 +20,9 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         let start = out.len();
         let action = self.ev(e).action;
         for n in &self.ev(e).nodes {
+            if self.redundant[n.comp.index()] {
+                continue;
+            }
             let mut x = if n.pred.is_none() {
                 self.roots[n.comp.index()]
             } else {
@@ -52,6 +58,9 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         let action = ev.action;
         for n in &ev.nodes {
             let c = n.comp;
+            if self.redundant[c.index()] {
+                continue;
+            }
             let mut x = if n.pred.is_none() {
                 self.roots[c.index()]
             } else {
