@@ -39,7 +39,9 @@ pub struct ModelArgs {
     pub components: ComponentsArg,
     /// Programs: make every access to a shared variable a step of its own. By default the
     /// accesses to a variable that one mutex guards everywhere are folded into the step
-    /// that takes the mutex: fewer interleavings, the same dead states and faults.
+    /// that takes the mutex, and those to a variable whose accesses never race (see
+    /// `qpor info`) into the step before them: fewer interleavings, the same dead states
+    /// and faults.
     #[arg(long)]
     pub every_access: bool,
 }

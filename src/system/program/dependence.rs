@@ -35,6 +35,12 @@
 //!     every instance with one names m, so it has joined when m is free.
 //!   - *an access to a cell guarded by g* (one not folded into a lock): i holds g, so no
 //!     outside action touches the cell; the rules below apply unchanged.
+//!   - *the exclusive cells a step touches for its local run* (`exclusive.rs`): no rule.
+//!     An outside action that touched one of them while this step stays enabled would
+//!     access it in a run where nothing orders the two, which the analysis rules out:
+//!     every two accesses by different instances hold one mutex, or their instances never
+//!     run at the same time. The mutex is held by i already, or taken by this very step,
+//!     and then every instance naming it has joined (the lock rule).
 //!   - *unlock m*: nothing joins. If i holds m, no other process can take m before i
 //!     frees it, and another's unlock faults before and after this one (the exception of
 //!     (3)); if i does not hold m, this unlock faults whatever the others do (the

@@ -31,8 +31,10 @@
 //! (`interp.rs`, bounded by [`MAX_LOCAL_STEPS`]): a local state always sits before a
 //! visible statement, at the end, or in a fault, and local computation creates no event.
 //! Accesses to shared cells that a mutex guards are folded the same way into the step
-//! that takes the mutex, which touches them (`guards.rs`), unless the system is built
-//! with [`Program::system_every_access`].
+//! that takes the mutex, which touches them (`guards.rs`), and accesses to cells that are
+//! never accessed by two processes at once into the step before them, which touches the
+//! cells its local run may reach (`exclusive.rs`), unless the system is built with
+//! [`Program::system_every_access`].
 //!
 //! # Faults
 //! An index out of range, a value outside its declared range, an unlock of a mutex the
@@ -56,6 +58,9 @@
 //! - `code.rs`: the compiled code the front end produces; `interp.rs`: its interpreter;
 //! - `touchers.rs`: which instances may touch which component, known before the run;
 //! - `guards.rs`: which shared cells a mutex guards, known before the run;
+//! - `exclusive.rs`: which shared variables are never accessed by two processes at once,
+//!   known before the run; `partial.rs`: running local code on partly known locals, for
+//!   that analysis and for the cells a step's local run may reach;
 //! - `dependence.rs`: which instances a stubborn set must take together, at a state;
 //! - `tables.rs`: the interned local states, pending statements and actions;
 //! - `system.rs`: [`ProgramSystem`] and its [`System`] implementation;
@@ -175,7 +180,8 @@ impl Program {
     }
 
     /// The program as a component system, the accesses to guarded cells folded into the
-    /// steps that take their mutexes (`guards.rs`).
+    /// steps that take their mutexes (`guards.rs`), those to exclusive cells into the
+    /// steps before them (`exclusive.rs`).
     pub fn system(&self) -> Result<ProgramSystem<'_>, ModelError> {
         ProgramSystem::new(self, true)
     }
