@@ -281,6 +281,7 @@ pub(crate) fn explore_distributed<S: System + ?Sized, T: Transport + ?Sized>(
         owned: HashMap::new(),
         hungry: false,
         split_every,
+        deepest: 0,
         finished: false,
         splits: 0,
         replicas: 0,
@@ -337,6 +338,9 @@ struct Rank<'s, 'o, S: System + ?Sized, T: Transport + ?Sized> {
     /// Rank 0 asked for a split.
     hungry: bool,
     split_every: Option<u32>,
+    /// The largest configuration at a leaf this rank has reached (see
+    /// [`SplitPacer::max_root`]).
+    deepest: u64,
     finished: bool,
     /// Splits made and replicas created, for ids.
     splits: u64,
@@ -575,30 +579,36 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
             match end {
                 Err(e) => return Err((Halt::Model(e), scope)),
                 Ok(SubtreeEnd::Finished) => break,
-                Ok(SubtreeEnd::Paused) => match self.split(&mut sub, r.id, &mut scope) {
-                    Err(h) => return Err((h, scope)),
-                    Ok(split) => {
-                        if split {
-                            self.hungry = false;
+                Ok(SubtreeEnd::Paused) => {
+                    self.deepest = self.deepest.max(sub.deepest());
+                    let max_root = pacer.max_root(self.deepest);
+                    match self.split(&mut sub, r.id, &mut scope, max_root) {
+                        Err(h) => return Err((h, scope)),
+                        Ok(split) => {
+                            if split {
+                                self.hungry = false;
+                            }
+                            pacer.looked(split);
                         }
-                        pacer.looked(split);
                     }
-                },
+                }
             }
         }
         let out = sub.into_outcome();
         Ok((out, r, scope))
     }
 
-    /// Splits the paused node of `sub` and sends the tasks to rank 0; the split becomes
-    /// the innermost of `scope`. False when no node can be split.
+    /// Splits the paused node of `sub` at a configuration of at most `max_root` events and
+    /// sends the tasks to rank 0; the split becomes the innermost of `scope`. False when
+    /// no node can be split.
     fn split(
         &mut self,
         sub: &mut Subtree<'_, ProgramUnfolding<'s, S>, S>,
         replica: u64,
         scope: &mut Vec<ScopeRef>,
+        max_root: usize,
     ) -> Result<bool, Halt> {
-        let Some(plan) = self.ops.split(sub)? else {
+        let Some(plan) = self.ops.split(sub, max_root)? else {
             return Ok(false);
         };
         self.splits += 1;

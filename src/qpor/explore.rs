@@ -321,6 +321,11 @@ impl<'x, U: Unfolding + ?Sized, S: System + ?Sized> Subtree<'x, U, S> {
         self.done = true;
     }
 
+    /// The size of the largest maximal configuration (or cutoff leaf) reached so far.
+    pub(crate) fn deepest(&self) -> u64 {
+        self.x.out.max_depth
+    }
+
     /// What was explored.
     pub(crate) fn into_outcome(self) -> ExploreOutcome {
         let mut x = self.x;

@@ -31,7 +31,9 @@
 //! work). The tasks of X \ {e_l} go to the pool; the trail below l goes on as the task of
 //! e_l; what the levels down to l still had to do (their right children, with D_l ∪ X at
 //! l) becomes the split's continuation, which resumes them by going back up the trail
-//! once every task below has ended.
+//! once every task below has ended. Nodes in the deeper half of the deepest configuration
+//! seen are not split ([`SplitPacer::max_root`]): their classes were mostly too small to
+//! pay for replaying their root in a fresh replica.
 //!
 //! # Replicas
 //! Each task explores in an unfolding replica. The continuation runs in the replica of the
@@ -119,6 +121,9 @@ struct Shared<'a, S: ?Sized> {
     queued: AtomicUsize,
     /// Workers running a task.
     active: AtomicUsize,
+    /// The largest configuration at a leaf any task has reached (see
+    /// [`SplitPacer::max_root`]).
+    deepest: AtomicU64,
     /// Ids of replicas.
     replicas: AtomicU64,
     /// A deadlock (or fault) ended the run, which does not collect everything.
@@ -183,6 +188,7 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
         split_every: parallel.split_every,
         queued: AtomicUsize::new(0),
         active: AtomicUsize::new(0),
+        deepest: AtomicU64::new(0),
         replicas: AtomicU64::new(0),
         found: AtomicBool::new(false),
         merged: Mutex::new(Merged::default()),
@@ -482,7 +488,9 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
             match sub.run(&mut observer, &mut pause).map_err(Halt::Model)? {
                 SubtreeEnd::Finished => break,
                 SubtreeEnd::Paused => {
-                    let split = self.split(&mut sub, id, &mut scope)?;
+                    let deepest = shared.deepest.fetch_max(sub.deepest(), Ordering::Relaxed);
+                    let max_root = pacer.max_root(deepest.max(sub.deepest()));
+                    let split = self.split(&mut sub, id, &mut scope, max_root)?;
                     pacer.looked(split);
                 }
             }
@@ -517,16 +525,17 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
         Some((owner, s))
     }
 
-    /// Splits the paused node of `sub` ([`ReplicaOps::split`]): hands the tasks to the
-    /// pool under a new split, which becomes the scope of `sub`. False when no node can
-    /// be split.
+    /// Splits the paused node of `sub` ([`ReplicaOps::split`]) at a configuration of at most
+    /// `max_root` events: hands the tasks to the pool under a new split, which becomes the
+    /// scope of `sub`. False when no node can be split.
     fn split(
         &mut self,
         sub: &mut Subtree<'_, ProgramUnfolding<'s, S>, S>,
         id: u64,
         scope: &mut Option<Arc<Split<'s, S>>>,
+        max_root: usize,
     ) -> Result<bool, Halt> {
-        let Some(plan) = self.ops.split(sub)? else {
+        let Some(plan) = self.ops.split(sub, max_root)? else {
             return Ok(false);
         };
         let split = Arc::new(Split {

@@ -64,6 +64,20 @@ impl SplitPacer {
         }
     }
 
+    /// The most events the configuration of a split node may have, given the deepest
+    /// leaf reached so far: half of it, or no bound when splitting every few nodes
+    /// (tests). Tasks rooted in the deeper half of the tree were mostly too small to pay
+    /// for the replay of their root in a fresh replica and for the continuation's
+    /// resume: Pol(12,3) on two threads made 1 800 tasks below depth 77 of 138, spent a
+    /// third of their time replaying roots, and ran slower than one thread
+    /// (benches/README.md). Before any leaf only the root may be split.
+    pub(super) fn max_root(&self, deepest: u64) -> usize {
+        match self.split_every {
+            Some(_) => usize::MAX,
+            None => usize::try_from(deepest / 2).unwrap_or(usize::MAX),
+        }
+    }
+
     /// Records how a look for a split went.
     pub(super) fn looked(&mut self, split: bool) {
         if split {
@@ -348,10 +362,12 @@ impl<'s, S: System + ?Sized> ReplicaOps<'s, S> {
     /// else the paused node itself with any such X; plans the tasks (C_l ∪ {x}, D_l) of
     /// X \ {x₀} (x₀ = e_l at a trail node) and the continuation that resumes the trail
     /// down to node l with D_l ∪ X there; and makes `sub` go on as the task of x₀.
+    /// Only nodes whose configuration has at most `max_root` events are split.
     /// `None` when no node can be split.
     pub(super) fn split(
         &mut self,
         sub: &mut Subtree<'_, ProgramUnfolding<'s, S>, S>,
+        max_root: usize,
     ) -> Result<Option<SplitPlan>, Halt> {
         let trail: Vec<(EventId, usize)> = sub.trail().collect();
         let (node_en, d_all) = sub.node();
@@ -360,11 +376,13 @@ impl<'s, S: System + ?Sized> ReplicaOps<'s, S> {
         let unf = sub.unf();
         let c_len = unf.config().len();
         let root_len = c_len - trail.len();
+        // The levels l with |C_l| = root_len + l <= max_root.
+        let allowed = trail.len().min((max_root + 1).saturating_sub(root_len));
         for _ in looked..trail.len() {
             unf.pop();
         }
         let mut found = None;
-        for (l, &(e, d_len)) in trail.iter().enumerate().skip(looked) {
+        for (l, &(e, d_len)) in trail.iter().enumerate().take(allowed).skip(looked) {
             self.en.clear();
             if let Err(err) = unf.enabled(&mut self.en) {
                 return Err(self.unfold_error(err));
@@ -379,9 +397,16 @@ impl<'s, S: System + ?Sized> ReplicaOps<'s, S> {
         let (l, d_len, x) = match found {
             Some(f) => f,
             None => {
-                let x = conflicting_group(unf, &node_en, &d_all, None);
+                for &(e, _) in &trail[looked.max(allowed)..] {
+                    unf.push(e);
+                }
+                let x = if c_len <= max_root {
+                    conflicting_group(unf, &node_en, &d_all, None)
+                } else {
+                    Vec::new()
+                };
                 if x.len() < 2 {
-                    sub.set_split_looked(trail.len());
+                    sub.set_split_looked(looked.max(allowed));
                     return Ok(None);
                 }
                 (trail.len(), d_all.len(), x)
