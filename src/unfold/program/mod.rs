@@ -21,7 +21,10 @@
 //!   predecessors when they tell (a predecessor in C that is not C's maximum there means a
 //!   conflict; all of them maxima means e is enabled), else by comparing summaries; the
 //!   answer is remembered per event with its reason (an event of C it conflicts with; or
-//!   "compatible, and nothing pushed since"), which stays true while the reason does.
+//!   "compatible, and nothing pushed since"), which stays true while the reason does. A
+//!   long walk of a same-action run is remembered too ([`RunMemo`]): which members were
+//!   compatible, and how deep in C the reasons of the others lie; while that part of C
+//!   stays, the next walk tests only the former.
 //!
 //! # Invariants
 //! - An event's nodes are sorted by component; `nodes[i].pred` is the event's predecessor
@@ -34,8 +37,10 @@
 //! - `maxima[c]` is the last event of C on c; `state[c]` its post local state on c.
 //! - `config_index[e]` is e's position in C (or `NOT_IN_CONFIG`); `links[e]` mirrors e's
 //!   action and the `next_sibling` / `next_same` of its first `HOT_NODES` nodes (written
-//!   only through `set_next_sibling` / `set_next_same`); `compat_memo` is forgotten at
-//!   every prune, the only place ids are freed.
+//!   only through `set_next_sibling` / `set_next_same`); `compat_memo` and `run_memos`
+//!   are forgotten at every prune, the only place ids are freed; a run's record goes when
+//!   the run gets a member; `config_serials[i]` is the number of the push that put C's
+//!   i-th event there.
 
 //!
 //! # Layout
@@ -65,9 +70,9 @@ use super::{EventId, UnfoldStats};
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, Step, System};
 use distances::StateDistances;
-use hashbrown::HashTable;
+use hashbrown::{HashMap, HashTable};
 use smallvec::SmallVec;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 use summary::{Summary, Tries};
@@ -158,6 +163,20 @@ impl CompatMemo {
     };
 }
 
+/// What a walk of a same-action run's tail found (see `siblings`): every member after
+/// the head whose key was at least `threshold`, except those of `compatible`, was
+/// incompatible with C, through an event of C at position `deepest` or below, and
+/// position `deepest` held the push number `serial`. While it still does, C's first
+/// `deepest + 1` events are those of that walk, so those members stay incompatible and
+/// only `compatible` needs testing again; a new member invalidates the record.
+#[derive(Clone, Debug)]
+struct RunMemo {
+    threshold: u32,
+    deepest: u32,
+    serial: u64,
+    compatible: SmallVec<[EventId; 2]>,
+}
+
 impl Event {
     #[inline]
     fn node(&self, c: CompId) -> Option<&Node> {
@@ -222,8 +241,13 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     compat_memo: Vec<Cell<CompatMemo>>,
     /// Per event id: its sibling links for the immediate-conflict walk.
     links: Vec<SiblingLinks>,
+    /// By (run head, component): the last walk of the run's tail that found every member
+    /// incompatible with C (forgotten at a prune, which frees ids).
+    run_memos: RefCell<HashMap<(EventId, CompId), RunMemo>>,
     /// Pushes so far.
     pushes: u64,
+    /// Per position of C: the push number that put the event there.
+    config_serials: Vec<u64>,
     config_summaries: Vec<Summary>,
     maxima: Vec<EventId>,
     state: Vec<Local>,
@@ -269,7 +293,9 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             hot_preds: Vec::new(),
             compat_memo: Vec::new(),
             links: Vec::new(),
+            run_memos: RefCell::new(HashMap::new()),
             pushes: 0,
+            config_serials: Vec::new(),
             config_summaries: vec![Summary::EMPTY],
             maxima: vec![NONE; n],
             redundant: (0..n)

@@ -102,6 +102,8 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
                 nodes[k].next_sibling = head;
                 continue;
             }
+            // The run gets a member its last walk did not see.
+            self.run_memos.borrow_mut().remove(&(run, c));
             let key = run_key(nodes, k);
             let mut prev = run;
             let mut next = self.sibling_links(run, c).2;

@@ -67,11 +67,13 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         }
         self.config_index[e.index()] = self.config.len() as u32;
         self.pushes += 1;
+        self.config_serials.push(self.pushes);
         self.config.push(e);
     }
 
     fn pop(&mut self) -> EventId {
         let e = crate::unfold::pop_config(&mut self.config);
+        self.config_serials.pop();
         let s = self.config_summaries.pop().unwrap();
         self.tries.release(s);
         for i in 0..self.events[e.index()].nodes.len() {
@@ -164,6 +166,7 @@ impl<S: System + ?Sized> Unfolding for ProgramUnfolding<'_, S> {
         for m in &self.compat_memo {
             m.set(CompatMemo::UNKNOWN);
         }
+        self.run_memos.get_mut().clear();
         let mut roots: Vec<EventId> = keep.to_vec();
         roots.extend(self.config.iter().copied());
         // Only ERV pins its representatives: spare the other modes a pass over every event.
