@@ -241,8 +241,8 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     compat_memo: Vec<Cell<CompatMemo>>,
     /// Per event id: its sibling links for the immediate-conflict walk.
     links: Vec<SiblingLinks>,
-    /// By (run head, component): the last walk of the run's tail that found every member
-    /// incompatible with C (forgotten at a prune, which frees ids).
+    /// By (run head, component): the last long walk of the run's tail ([`RunMemo`];
+    /// forgotten at a prune, which frees ids).
     run_memos: RefCell<HashMap<(EventId, CompId), RunMemo>>,
     /// Pushes so far.
     pushes: u64,
