@@ -215,8 +215,8 @@ impl CheckOptions {
 
 /// QPOR's worker threads when `--jobs` is not given: one per core in optimal mode, where
 /// the parallel exploration gives exactly the sequential counts (on two cores, at the
-/// paper's sizes: 1.2–1.9× faster on Disp, Mpat and MPC, 5–8 % slower on Pol, 19 % on
-/// Pi; benches/README.md); one with k-partial alternatives or SDPOR's, whose SSB count in
+/// paper's sizes: 1.3–1.5× faster on Disp, Mpat and MPC, within 3 % on Pi and Pol;
+/// benches/README.md); one with k-partial alternatives or SDPOR's, whose SSB count in
 /// parallel depends on the scheduling, so that a run's counts do not change from one run
 /// to the next unless asked.
 fn qpor_jobs_default(alt: AltMode) -> usize {
