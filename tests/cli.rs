@@ -105,6 +105,21 @@ fn qpor_explores_on_two_threads_when_asked_and_counts_alike() {
     assert_eq!(seq["stats"]["max_configurations"], 844);
 }
 
+#[test]
+fn a_parallel_k_partial_run_says_its_ssb_count_depends_on_the_schedule() {
+    let line = "check --engine qpor --cutoff none --all models/proc/dispatcher.proc -D S=3 -D R=2";
+    let note = "the SSB count depends on the schedule";
+    let par = stdout(&qpor_line_exits(&format!("{line} -k 2 --jobs 2"), 0));
+    assert!(par.contains(&format!("split over 2 workers, {note}")), "{par}");
+    for quiet in [
+        format!("{line} -k 2 --jobs 1"),
+        format!("{line} --optimal --jobs 2"),
+    ] {
+        let out = stdout(&qpor_line_exits(&quiet, 0));
+        assert!(!out.contains(note), "{quiet}: {out}");
+    }
+}
+
 /// Without the `mpi` feature, `--distributed` says how to get it (tests/distributed_mpi.rs
 /// runs it under mpirun when the feature is on).
 #[cfg(not(feature = "mpi"))]

@@ -2,7 +2,8 @@
 //! stable JSON documented in the README ("JSON output"), derived from the report types.
 
 use crate::engine::{
-    EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats, Verdict, Witness,
+    AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats, Verdict,
+    Witness,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -59,6 +60,9 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
     if let Some(u) = report.settings.unfolding {
         let _ = writeln!(s, "  unfolding: {u}");
     }
+    if let Some(note) = schedule_note(&report.settings) {
+        let _ = writeln!(s, "  {note}");
+    }
     if let Some(r) = &report.reduction {
         let _ = writeln!(s, "  reduced: {}", reduction_text(r));
     }
@@ -71,6 +75,23 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         let _ = writeln!(s, "    {}", run_text(run));
     }
     s
+}
+
+/// Why the SSB count of a parallel run with k-partial or SDPOR alternatives may differ
+/// from the sequential one: the split explores another tree, whose sleep-set-blocked
+/// leaves depend on the order D grew in (src/qpor/parallel.rs). The maximal
+/// configurations and deadlocks do not.
+fn schedule_note(settings: &Settings) -> Option<String> {
+    let jobs = settings
+        .jobs
+        .filter(|&j| j > 1)
+        .or(settings.ranks.filter(|&r| r > 1))?;
+    match settings.k? {
+        AltSetting::Named("optimal") => None,
+        _ => Some(format!(
+            "note: split over {jobs} workers, the SSB count depends on the schedule (the maximal configurations and deadlocks do not; one worker gives the sequential count)"
+        )),
+    }
 }
 
 /// `120 → 14 places, 96 → 9 transitions (post-agglomeration 40, …), 0.002 s`.
