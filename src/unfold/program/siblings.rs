@@ -159,18 +159,19 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             }
             y = self.sibling_links(y, c).2;
         }
+        if walked < RUN_MEMO_MIN_WALK {
+            return;
+        }
         // With C empty every member was compatible: nothing to remember.
         let Some(&serial) = self.config_serials.get(deepest as usize) else {
             return;
         };
-        if walked >= RUN_MEMO_MIN_WALK {
-            let memo = RunMemo {
-                threshold,
-                deepest,
-                serial,
-                compatible: out[start..].iter().copied().collect(),
-            };
-            self.run_memos.borrow_mut().insert((head, c), memo);
-        }
+        let memo = RunMemo {
+            threshold,
+            deepest,
+            serial,
+            compatible: out[start..].iter().copied().collect(),
+        };
+        self.run_memos.borrow_mut().insert((head, c), memo);
     }
 }
