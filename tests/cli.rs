@@ -620,8 +620,8 @@ fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
         "check --engine prefix-sat --max-states 5 models/nets/dekker.pnml",
         2,
     );
-    // A net whose place holds two tokens: its token prefix may miss markings (see
-    // tests/prefix_sat.rs), so `unfold` warns and writes no formula of it.
+    // A net whose place holds two tokens: its token prefix takes no cutoff by ERV's
+    // tie-break (see tests/prefix.rs), says so, and is complete enough for a formula.
     let net = dir.path().join("two-tokens.pnml");
     std::fs::write(
         &net,
@@ -631,20 +631,17 @@ fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
 </page></net></pnml>"#,
     )
     .unwrap();
-    let o = qpor_exits(&["unfold", net.to_str().unwrap(), "--cnf", cnf], 2);
-    assert!(stderr(&o).contains("not safe"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("warning"), "{}", stderr(&o));
-    qpor_exits(
-        &[
-            "unfold",
-            net.to_str().unwrap(),
-            "--unfolding",
-            "program",
-            "--cnf",
-            cnf,
-        ],
-        0,
+    let o = qpor_exits(&["unfold", net.to_str().unwrap(), "--cnf", cnf], 0);
+    assert!(stdout(&o).contains("a place holds two tokens"), "{}", stdout(&o));
+    let o = qpor_exits(&["unfold", net.to_str().unwrap(), "--json"], 0);
+    let v = json(&o);
+    assert_eq!(
+        (v["tokens_shared"].as_bool(), v["events"].as_u64()),
+        (Some(true), Some(2)),
+        "{v}"
     );
+    let o = qpor_exits(&["unfold", net.to_str().unwrap(), "--unfolding", "program"], 0);
+    assert!(!stdout(&o).contains("two tokens"), "{}", stdout(&o));
 }
 
 #[test]

@@ -70,13 +70,6 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
     let backend = a.unfolding.into();
     let shown = a.model.shown();
     let out = build_model(&loaded.model, backend, &system, &opts).map_err(|e| format!("{shown}: {e}"))?;
-    if out.backend == "general" && out.repeated_label {
-        eprintln!(
-            "warning: {shown}: a place holds two tokens: the ERV prefix of the token unfolding is \
-             complete on safe nets only and may miss markings of this one (--unfolding program \
-             builds a complete one)"
-        );
-    }
     if let Some(path) = &a.dot {
         let file = File::create(path).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
         let title = a
@@ -115,12 +108,6 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
                 "{}: the prefix is incomplete ({}): its formula would prove nothing; no CNF written",
                 shown,
                 out.stopped.as_deref().unwrap_or("stopped")
-            ));
-        }
-        if out.backend == "general" && out.repeated_label {
-            return Err(format!(
-                "{shown}: the net is not safe: its token prefix may miss markings, and so would the \
-                 formula; no CNF written (--unfolding program)"
             ));
         }
         let cnf = deadlock_cnf(&out.prefix, &out.faults);

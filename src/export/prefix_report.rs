@@ -18,6 +18,17 @@ pub fn outcome_text(model: &str, out: &PrefixOutcome, cutoff: CutoffMode) -> Str
         out.backend,
         cutoff.name()
     );
+    if out.repeated_label && cutoff == CutoffMode::Erv {
+        t.push_str(&format!(
+            "  a place holds two tokens: cutoffs only against smaller histories, as ERV's tie-break \
+             is adequate on safe nets only{}\n",
+            if out.started_over {
+                " (built twice: the first build had used it)"
+            } else {
+                ""
+            }
+        ));
+    }
     if let Some(why) = &out.stopped {
         t.push_str(&format!(
             "  stopped: {why} ({} possible extensions left)\n",
@@ -47,6 +58,8 @@ pub fn outcome_json(model: &str, out: &PrefixOutcome, cutoff: CutoffMode) -> ser
         "events": s.events,
         "conditions": s.conditions,
         "cutoffs": s.cutoffs,
+        "tokens_shared": out.repeated_label,
+        "started_over": out.started_over,
         "pending": s.pending,
         "co_entries": s.co_entries,
         "seconds": s.seconds,

@@ -57,7 +57,7 @@ impl Engine for PrefixSatOptions {
         let start = Instant::now();
         let sys = model.system(&opts.system)?;
         let backend = opts.unfolding.resolve(model, &opts.system);
-        let mut settings = Settings {
+        let settings = Settings {
             cutoff: Some(opts.cutoff.name()),
             unfolding: Some(backend.name()),
             ..Settings::default()
@@ -87,29 +87,6 @@ impl Engine for PrefixSatOptions {
                 .into())
             }
             _ => build_program(&*sys, &prefix_opts)?,
-        };
-        // The ERV prefix of the token unfolding is complete on safe nets only (see
-        // `PrefixOutcome::repeated_label`); the place-component one has one condition per
-        // component in every cut, and is complete.
-        let built = if backend == Backend::General && built.repeated_label {
-            if opts.unfolding == Backend::General {
-                return Err(ModelError::new(
-                    "prefix-sat over the general unfolding needs a safe net, and a place of this one \
-                     holds two tokens; use --unfolding program",
-                )
-                .into());
-            }
-            crate::engine::drop_in_background(built);
-            settings.unfolding = Some(Backend::Program.name());
-            let left = PrefixOptions {
-                time_limit: budget
-                    .deadline()
-                    .map(|d| d.saturating_duration_since(Instant::now())),
-                ..prefix_opts
-            };
-            build_program(&*sys, &left)?
-        } else {
-            built
         };
         let mut counters = PrefixSatCounters {
             events: built.stats.events,

@@ -29,10 +29,10 @@
 //! backend on non-safe nets too: each token is a condition of its own, every choice of
 //! tokens is an event, and `•e ⊆ cut(C)` is what enabling means.
 //!
-//! Why every dead marking has a model: the prefix is complete (Esparza, Römer, Vogler — for
-//! the token unfolding on safe nets only, so the engine takes the place-component prefix
-//! as soon as two tokens share a place, see `PrefixOutcome::repeated_label`), so
-//! every reachable marking is Mark(C) for a cutoff-free C. Fault events are not extended
+//! Why every dead marking has a model: the prefix is complete (Esparza, Römer, Vogler; on a
+//! net that is not safe, the token prefix decides no cutoff by ERV's tie-break between
+//! histories of equal size, see `PrefixOutcome::started_over`), so every reachable
+//! marking is Mark(C) for a cutoff-free C. Fault events are not extended
 //! (the explicit search does not expand fault states either), so a fault-free reachable
 //! marking has a fault-free cutoff-free configuration (the ERV shift of a fault-free C stays
 //! fault-free: the marking of a fault event's history holds the fault), and a reachable

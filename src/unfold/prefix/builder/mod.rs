@@ -205,11 +205,16 @@ pub struct PrefixOutcome {
     /// may be cutoffs too), in prefix order.
     pub faults: Vec<u32>,
     /// Whether two concurrent conditions have the same label: for the general backend, a
-    /// place held two tokens, the net is not safe, and the prefix may miss markings. The
-    /// ERV order is adequate on safe nets; with interchangeable tokens a cutoff's
-    /// corresponding event can lie in the very configuration the completeness argument
-    /// shifts (seen: a dead empty marking reachable only through a cutoff).
+    /// place held two tokens and the net is not safe. From then on, the ERV order decides
+    /// no cutoff between histories of equal size: its tie-break is adequate on safe nets
+    /// only. With interchangeable tokens, shifting a configuration past a cutoff can give
+    /// back the same configuration (seen: a dead empty marking reachable only through a
+    /// cutoff). Size is preserved by every shift, so McMillan's cutoffs keep the prefix
+    /// complete, and it is bigger than ERV's would be.
     pub repeated_label: bool,
+    /// Whether the builder started over, never using ERV's tie-break, because it had
+    /// decided a cutoff by it before two tokens shared a place (see `repeated_label`).
+    pub started_over: bool,
 }
 
 const NONE: u32 = u32::MAX;
@@ -281,6 +286,12 @@ struct Builder<'s, M: Semantics + ?Sized> {
     faults: Vec<u32>,
     /// Whether two concurrent conditions had the same label.
     repeated_label: bool,
+    /// Whether ERV's tie-break between histories of equal size may decide cutoffs: until
+    /// two tokens share a place, and never when the builder starts over (see
+    /// [`PrefixOutcome::started_over`]).
+    erv_ties: bool,
+    /// Whether a cutoff was decided by ERV's tie-break.
+    took_erv_tie: bool,
     start: Instant,
     since_limit_check: u32,
 }
@@ -315,6 +326,8 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             counts: Vec::new(),
             faults: Vec::new(),
             repeated_label: false,
+            erv_ties: true,
+            took_erv_tie: false,
             since_limit_check: 0,
         };
         if cutoffs {
@@ -360,6 +373,14 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
                     stack.push(p);
                 }
             }
+        }
+    }
+
+    /// Builds from the initial cut; returns why it stopped early, if it did.
+    fn run(&mut self) -> Result<Option<String>, ModelError> {
+        match self.add_initial_cut()? {
+            Some(why) => Ok(Some(why)),
+            None => self.pop_all(),
         }
     }
 
@@ -420,6 +441,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             backend,
             faults: self.faults,
             repeated_label: self.repeated_label,
+            started_over: !self.erv_ties,
         }
     }
 }
@@ -436,10 +458,16 @@ pub(crate) fn build<M: Semantics + ?Sized>(
             opts.cutoff.name()
         )));
     }
-    let mut b = Builder::new(sem, opts.clone(), Instant::now());
-    let mut stopped = b.add_initial_cut()?;
-    if stopped.is_none() {
-        stopped = b.pop_all()?;
+    let start = Instant::now();
+    let mut b = Builder::new(sem, opts.clone(), start);
+    let mut stopped = b.run()?;
+    if stopped.is_none() && b.repeated_label && b.took_erv_tie {
+        // The ERV prefix of a net that is not safe may be incomplete: start over without
+        // the tie-break (an incomplete prefix stopped by a limit is left as it is).
+        crate::engine::drop_in_background(b.outcome(None, backend));
+        b = Builder::new(sem, opts.clone(), start);
+        b.erv_ties = false;
+        stopped = b.run()?;
     }
     Ok(b.outcome(stopped, backend))
 }

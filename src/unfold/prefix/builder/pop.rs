@@ -37,7 +37,7 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
 
     /// The cutoff decision for candidate `i` with marking `delta`: `Some(corr)` (NONE for
     /// the empty configuration) when a recorded configuration with that marking is strictly
-    /// smaller.
+    /// smaller: in size, or in ERV's order while its tie-break is sound.
     fn cutoff_of(&mut self, i: u32, delta: &Delta) -> Option<u32> {
         let reps: SmallVec<[u32; 1]> = self.reps.get(delta)?.clone();
         let size = self.cand(i).size;
@@ -49,9 +49,14 @@ impl<M: Semantics + ?Sized> Builder<'_, M> {
             let smaller = match rs.cmp(&size) {
                 Ordering::Less => true,
                 Ordering::Greater => false,
-                Ordering::Equal if self.opts.cutoff == CutoffMode::Erv => {
+                Ordering::Equal
+                    if self.opts.cutoff == CutoffMode::Erv && self.erv_ties && !self.repeated_label =>
+                {
                     let (pr, pi) = (self.events[r as usize].parikh, self.cand(i).parikh);
-                    self.order_keys(pr, pi, |s| s.foata_of_event(r), |s| s.foata_of(i)) == Ordering::Less
+                    let less =
+                        self.order_keys(pr, pi, |s| s.foata_of_event(r), |s| s.foata_of(i)) == Ordering::Less;
+                    self.took_erv_tie |= less;
+                    less
                 }
                 Ordering::Equal => false,
             };
