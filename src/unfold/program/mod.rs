@@ -149,7 +149,8 @@ struct SiblingLinks {
 
 /// What [`super::Unfolding::compatible`] last found out about an event: an event of C it
 /// conflicts with (the answer stays "no" while that event is in C), or the number of
-/// pushes + 1 at a time it was compatible (the answer stays "yes" while C only shrinks).
+/// pushes + 1 at a time it was compatible (the answer stays "yes" while C only shrinks,
+/// and after a few pushes only the events pushed since need a look).
 #[derive(Clone, Copy, Debug)]
 struct CompatMemo {
     conflicts_with: EventId,

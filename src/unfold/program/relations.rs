@@ -6,6 +6,11 @@ use crate::system::{CompId, System};
 use crate::unfold::EventId;
 use std::cmp::Ordering;
 
+/// At most this many events pushed since an event was found compatible with C are
+/// re-checked on their own (see `conflict_pushed_since`); past it, the summaries are
+/// compared.
+const RECHECK_MAX_PUSHED: usize = 48;
+
 /// What an event's own nodes say about its compatibility with C.
 enum NodesVerdict {
     /// Every predecessor is max_k(C): the event is enabled at C.
@@ -67,7 +72,37 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         if known.compatible_at == self.pushes + 1 {
             return true;
         }
-        let witness = match self.compatible_by_nodes(e) {
+        let witness = match known.compatible_at.checked_sub(1) {
+            Some(since) => match self.conflict_pushed_since(e, since) {
+                Some(w) => w,
+                None => self.conflict_witness(e),
+            },
+            None => self.conflict_witness(e),
+        };
+        debug_assert_eq!(
+            witness.is_none(),
+            self.conflict_witness(e).is_none(),
+            "{e:?}: {known:?}"
+        );
+        if witness.is_none() {
+            memo.set(CompatMemo {
+                conflicts_with: NONE,
+                compatible_at: self.pushes + 1,
+            });
+            true
+        } else {
+            memo.set(CompatMemo {
+                conflicts_with: witness,
+                compatible_at: 0,
+            });
+            false
+        }
+    }
+
+    /// An event of C that \[e\] conflicts with (NONE: C ∪ \[e\] is a configuration),
+    /// from e's nodes or else by comparing e's history summary with C's.
+    fn conflict_witness(&self, e: EventId) -> EventId {
+        match self.compatible_by_nodes(e) {
             NodesVerdict::Compatible => NONE,
             NodesVerdict::ConflictsWith(w) => w,
             NodesVerdict::Unknown => {
@@ -93,20 +128,41 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
                     });
                 witness
             }
-        };
-        if witness.is_none() {
-            memo.set(CompatMemo {
-                conflicts_with: NONE,
-                compatible_at: self.pushes + 1,
-            });
-            true
-        } else {
-            memo.set(CompatMemo {
-                conflicts_with: witness,
-                compatible_at: 0,
-            });
-            false
         }
+    }
+
+    /// The conflict witness of e (as [`Self::conflict_witness`]) when e was compatible with
+    /// C after push number `since`, looking only at what was pushed later; `None` when
+    /// that is more than [`RECHECK_MAX_PUSHED`] events. C still holds every event it held
+    /// then up to the first later one (a stack), and popping an event moves max_c(C) to an
+    /// ancestor, which stays on one root path with max_c(\[e\]). So only a component
+    /// whose maximum in C is a later event can show a conflict. Alt asks again for the
+    /// same events from node after node: after a backtrack nothing was pushed, after a
+    /// step into a right child a few events were. Components that add no dependence of
+    /// their own are looked at too: the nodes' verdict counts them, and a conflict through
+    /// one need not show on a component a later event touches.
+    fn conflict_pushed_since(&self, e: EventId, since: u64) -> Option<EventId> {
+        let first = self.config_serials.partition_point(|&s| s <= since);
+        let later = &self.config[first..];
+        if later.len() > RECHECK_MAX_PUSHED {
+            return None;
+        }
+        for &y in later {
+            for n in &self.ev(y).nodes {
+                let c = n.comp;
+                if self.maxima[c.index()] != y {
+                    continue;
+                }
+                let x = self.max_in_history(e, c);
+                if x.is_none() || self.config_pos(x) != NOT_IN_CONFIG {
+                    continue;
+                }
+                if !self.is_ancestor(y, x, c) {
+                    return Some(y);
+                }
+            }
+        }
+        Some(NONE)
     }
 
     /// Whether `a` # `b` ([`crate::unfold::Unfolding::conflict`]).
