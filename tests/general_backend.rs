@@ -219,6 +219,7 @@ fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
     let opts = GeneralOptions {
         cutoff: CutoffMode::None,
         max_events: Some(LIMIT),
+        erv_ties: false,
     };
     let mut unf = unfolding_at_config(&r, opts, "C and its enabled events fit under the limit");
     let built = unf.stats().events_created;
@@ -293,6 +294,7 @@ fn the_cex_search_stops_at_the_deadline() {
     let opts = GeneralOptions {
         cutoff: CutoffMode::None,
         max_events: None,
+        erv_ties: false,
     };
     let mut unf = unfolding_at_config(&r, opts, "no deadline yet");
     let mut en = Vec::new();
@@ -306,4 +308,54 @@ fn the_cex_search_stops_at_the_deadline() {
     unf.set_deadline(None);
     en.clear();
     unf.enabled(&mut en).expect("no deadline any more");
+}
+
+/// ERV's tie-break between histories of equal size decides QPOR's cutoffs only on nets
+/// proven safe: on the non-safe net CI found (`tests/prefix.rs`), where the ERV prefix had
+/// missed the dead empty marking, ERV cuts exactly where McMillan does; on the safe dph_4,
+/// McMillan explores about four times as many events as ERV.
+#[test]
+fn erv_ties_cut_only_on_nets_proven_safe() {
+    let non_safe = NetSpec {
+        marking: vec![1, 1, 1, 0, 0],
+        transitions: vec![
+            (vec![(0, 1), (4, 1)], vec![]),
+            (vec![(1, 1)], vec![(4, 1)]),
+            (vec![(2, 1)], vec![(0, 1), (1, 1)]),
+        ],
+    }
+    .build();
+    let loaded = qpor::load(
+        std::path::Path::new("models/ll_net/dph_4.fsa.ll_net"),
+        &qpor::LoadOptions::default(),
+    )
+    .unwrap();
+    let qpor::Model::Net(safe) = loaded.model else {
+        panic!("dph_4 is a net")
+    };
+    let events = |net: &Net, cutoff| {
+        let opts = CheckOptions {
+            all: true,
+            cutoff,
+            ..CheckOptions::default()
+        };
+        let r = check_general(net, &opts, &mut Silent).unwrap();
+        assert!(r.stopped.is_none());
+        (
+            r.stats.get("events").unwrap(),
+            r.stats.get("cutoff_events").unwrap(),
+        )
+    };
+    assert_eq!(
+        events(&non_safe, CutoffMode::Erv),
+        events(&non_safe, CutoffMode::McMillan)
+    );
+    let (erv, mcmillan) = (
+        events(&safe, CutoffMode::Erv),
+        events(&safe, CutoffMode::McMillan),
+    );
+    assert!(
+        3 * erv.0 < mcmillan.0,
+        "dph_4: ERV {erv:?}, McMillan {mcmillan:?}"
+    );
 }

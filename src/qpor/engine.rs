@@ -104,11 +104,15 @@ pub fn check_net(net: &Net, opts: &QporOptions, budget: &Budget, observer: &mut 
     }
     // The general backend's states are token counts per place: the place-component view.
     let sys = NetSystem::new(net, Decomposition::Places)?;
+    // ERV's tie-break is adequate on safe nets only (see `GeneralOptions::erv_ties`).
+    let erv_ties = opts.cutoff == CutoffMode::Erv
+        && crate::system::invariants::structural_safeness(net, &|| budget.exhausted().is_some()).is_safe();
     let mut unf = GeneralUnfolding::new(
         net,
         GeneralOptions {
             cutoff: opts.cutoff,
             max_events: opts.effective_max_events(),
+            erv_ties,
         },
     );
     // One co-set search can outlast the time limit (cex(C) is NP-complete on non-safe

@@ -204,6 +204,7 @@ fn build_config(
     let gopts = GeneralOptions {
         cutoff: CutoffMode::None,
         max_events,
+        erv_ties: false,
     };
     let mut unf = GeneralUnfolding::new(&inst.net, gopts);
     let mut en = Vec::new();

@@ -61,6 +61,7 @@ impl GeneralUnfolding {
             .find(hash, |&r| data[r as usize].delta == delta)
             .copied();
         let erv = self.opts.cutoff == CutoffMode::Erv;
+        let ties = erv && self.opts.erv_ties;
         match found {
             None => {
                 let shape = if erv {
@@ -75,7 +76,7 @@ impl GeneralUnfolding {
                 let rep = &self.rep_data[r as usize];
                 let mut shape = None;
                 let order = match rep.size.cmp(&size) {
-                    Ordering::Equal if erv => {
+                    Ordering::Equal if ties => {
                         let s = self.shape(e);
                         let o = compare_erv(&self.rep_data[r as usize].shape, &s);
                         shape = Some(s);

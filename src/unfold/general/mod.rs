@@ -88,6 +88,12 @@ pub struct GeneralOptions {
     /// Stop with [`UnfoldError::EventLimit`] after creating this many events. Checked as
     /// each event is made, in the middle of a co-set search too.
     pub max_events: Option<u64>,
+    /// Whether ERV's tie-break between histories of equal size may decide a cutoff. It is
+    /// adequate on safe nets only: with interchangeable tokens, shifting a configuration
+    /// past a cutoff can give back the same configuration (`tests/prefix.rs` keeps a net
+    /// whose ERV prefix missed a dead marking so). Give it only for a net proven safe;
+    /// without it ERV cutoffs are McMillan's, in ERV's order.
+    pub erv_ties: bool,
 }
 
 /// How many events [`GeneralUnfolding`] creates between two looks at the clock (besides
