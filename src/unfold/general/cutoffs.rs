@@ -60,11 +60,11 @@ impl GeneralUnfolding {
             .reps
             .find(hash, |&r| data[r as usize].delta == delta)
             .copied();
-        let erv = self.opts.cutoff == CutoffMode::Erv;
-        let ties = erv && self.opts.erv_ties;
+        // A representative's ERV shape only serves the tie-break.
+        let ties = self.opts.cutoff == CutoffMode::Erv && self.opts.erv_ties;
         match found {
             None => {
-                let shape = if erv {
+                let shape = if ties {
                     self.shape(e)
                 } else {
                     HistoryShape::default()
@@ -90,7 +90,7 @@ impl GeneralUnfolding {
                     Ordering::Greater => {
                         let shape = match shape {
                             Some(s) => s,
-                            None if erv => self.shape(e),
+                            None if ties => self.shape(e),
                             None => HistoryShape::default(),
                         };
                         let rep = &mut self.rep_data[r as usize];
