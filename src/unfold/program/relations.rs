@@ -110,15 +110,11 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
                 let mut witness = NONE;
                 self.tries
                     .diff(self.ev(e).summary, top, &mut |c, x, y| match (x, y) {
-                        // x = max_c([e]), y = max_c(C). If x ∈ C, both are on C's c-chain.
-                        // Otherwise x ≤ y is impossible (C is causally closed), so only y ≤ x
-                        // is left; if that fails too, y is the witness.
                         // A conflict through a component that adds no dependence of its
                         // own shows on another component too.
                         _ if self.redundant[c.index()] => false,
                         (Some(x), Some(y)) => {
-                            let conflict = self.config_index[x as usize] == NOT_IN_CONFIG
-                                && !self.is_ancestor(EventId(y), EventId(x), c);
+                            let conflict = self.conflict_on(EventId(x), EventId(y), c);
                             if conflict {
                                 witness = EventId(y);
                             }
@@ -154,15 +150,20 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
                     continue;
                 }
                 let x = self.max_in_history(e, c);
-                if x.is_none() || self.config_pos(x) != NOT_IN_CONFIG {
-                    continue;
-                }
-                if !self.is_ancestor(y, x, c) {
+                if !x.is_none() && self.conflict_on(x, y, c) {
                     return Some(y);
                 }
             }
         }
         Some(NONE)
+    }
+
+    /// Whether x = max_c(\[e\]) and y = max_c(C) put \[e\] in conflict with C on c. If
+    /// x ∈ C, both are on C's c-chain. Otherwise x ≤ y is impossible (C is causally
+    /// closed), so only y ≤ x is left; if that fails too, y is the witness.
+    #[inline]
+    fn conflict_on(&self, x: EventId, y: EventId, c: CompId) -> bool {
+        self.config_pos(x) == NOT_IN_CONFIG && !self.is_ancestor(y, x, c)
     }
 
     /// Whether `a` # `b` ([`crate::unfold::Unfolding::conflict`]).
