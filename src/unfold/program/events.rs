@@ -4,7 +4,8 @@
 
 use super::summary::{LeafWeight, Summary};
 use super::{
-    CompatMemo, Event, Node, ProgramUnfolding, SiblingLinks, HOT_NODES, MORE_NODES, NONE, NOT_IN_CONFIG,
+    Ancestry, CompatMemo, Event, Node, ProgramUnfolding, SiblingLinks, HOT_NODES, MORE_NODES, NONE,
+    NOT_IN_CONFIG,
 };
 use crate::system::{ActionId, CompId, Local, Step, System};
 use crate::unfold::cutoff::CutoffMode;
@@ -99,6 +100,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         self.place_in_runs(step.action, &mut nodes);
         self.link_into_trees(id, &nodes);
         self.mirror_links(id, step.action, &nodes);
+        self.mirror_ancestry(id, &nodes);
         let mut hot = [NONE; HOT_NODES + 1];
         for (slot, n) in hot.iter_mut().zip(&nodes) {
             *slot = n.pred;
@@ -170,6 +172,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         self.marks.push(0);
         self.hot_preds.push([NONE; HOT_NODES + 1]);
         self.compat_memo.push(Cell::new(CompatMemo::UNKNOWN));
+        self.ancestry.push(Ancestry::EMPTY);
         self.links.push(SiblingLinks {
             action,
             comps: [CompId(u32::MAX); HOT_NODES],

@@ -147,6 +147,38 @@ struct SiblingLinks {
     run_key: [u32; HOT_NODES],
 }
 
+/// The tree positions of an event's first [`HOT_NODES`] nodes, kept in a dense array beside
+/// the events for the level-ancestor walks of the conflict tests: a step reads one record
+/// (one cache line) instead of an event and then its jump target's event. Written when
+/// the event is created; a tree position never changes.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct Ancestry {
+    /// The nodes' components; `u32::MAX` past the last node.
+    comps: [CompId; HOT_NODES],
+    depth: [u32; HOT_NODES],
+    pred: [EventId; HOT_NODES],
+    jump: [EventId; HOT_NODES],
+    /// The depth of `jump` (0 when there is none).
+    jump_depth: [u32; HOT_NODES],
+}
+
+impl Ancestry {
+    const EMPTY: Ancestry = Ancestry {
+        comps: [CompId(u32::MAX); HOT_NODES],
+        depth: [0; HOT_NODES],
+        pred: [NONE; HOT_NODES],
+        jump: [NONE; HOT_NODES],
+        jump_depth: [0; HOT_NODES],
+    };
+
+    /// Which mirrored node is on component `c`.
+    #[inline]
+    fn slot(&self, c: CompId) -> Option<usize> {
+        (0..HOT_NODES).find(|&k| self.comps[k] == c)
+    }
+}
+
 /// What [`super::Unfolding::compatible`] last found out about an event: an event of C it
 /// conflicts with (the answer stays "no" while that event is in C), or the number of
 /// pushes + 1 at a time it was compatible (the answer stays "yes" while C only shrinks,
@@ -242,6 +274,8 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     compat_memo: Vec<Cell<CompatMemo>>,
     /// Per event id: its sibling links for the immediate-conflict walk.
     links: Vec<SiblingLinks>,
+    /// Per event id: its tree positions for level-ancestor queries.
+    ancestry: Vec<Ancestry>,
     /// By (run head, component): the last long walk of the run's tail ([`RunMemo`];
     /// forgotten at a prune, which frees ids).
     run_memos: RefCell<HashMap<(EventId, CompId), RunMemo>>,
@@ -294,6 +328,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             hot_preds: Vec::new(),
             compat_memo: Vec::new(),
             links: Vec::new(),
+            ancestry: Vec::new(),
             run_memos: RefCell::new(HashMap::new()),
             pushes: 0,
             config_serials: Vec::new(),

@@ -2,7 +2,7 @@
 //! pointers, and the child lists with their same-action runs (placing a new event, taking
 //! a freed one out), mirrored for the immediate-conflict walk in [`super::SiblingLinks`].
 
-use super::{Node, ProgramUnfolding, HOT_NODES, NONE};
+use super::{Ancestry, Node, ProgramUnfolding, HOT_NODES, NONE};
 use crate::system::{ActionId, CompId, System};
 use crate::unfold::EventId;
 
@@ -26,15 +26,37 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     #[inline]
     fn ancestor_at(&self, mut x: EventId, c: CompId, d: u32) -> EventId {
         loop {
-            let n = self.node(x, c);
-            if n.depth == d {
+            let a = &self.ancestry[x.index()];
+            let (depth, jump, jump_depth, pred) = match a.slot(c) {
+                Some(k) => (a.depth[k], a.jump[k], a.jump_depth[k], a.pred[k]),
+                None => {
+                    let n = self.node(x, c);
+                    let jump_depth = if n.jump.is_none() {
+                        0
+                    } else {
+                        self.node(n.jump, c).depth
+                    };
+                    (n.depth, n.jump, jump_depth, n.pred)
+                }
+            };
+            if depth == d {
                 return x;
             }
-            if !n.jump.is_none() && self.node(n.jump, c).depth >= d {
-                x = n.jump;
+            x = if !jump.is_none() && jump_depth >= d {
+                jump
             } else {
-                x = n.pred;
-            }
+                pred
+            };
+        }
+    }
+
+    /// `x`'s depth in c's tree (`x` has a node there).
+    #[inline]
+    fn tree_depth(&self, x: EventId, c: CompId) -> u32 {
+        let a = &self.ancestry[x.index()];
+        match a.slot(c) {
+            Some(k) => a.depth[k],
+            None => self.node(x, c).depth,
         }
     }
 
@@ -47,8 +69,8 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         if y.is_none() {
             return false;
         }
-        let dx = self.node(x, c).depth;
-        let dy = self.node(y, c).depth;
+        let dx = self.tree_depth(x, c);
+        let dy = self.tree_depth(y, c);
         dx <= dy && self.ancestor_at(y, c, dx) == x
     }
 
@@ -153,6 +175,23 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             l.next_same[k] = n.next_same;
             l.run_key[k] = run_key(nodes, k);
         }
+    }
+
+    /// Writes the mirror of the new event `id`'s tree positions ([`super::Ancestry`]).
+    pub(super) fn mirror_ancestry(&mut self, id: EventId, nodes: &[Node]) {
+        let mut a = Ancestry::EMPTY;
+        for (k, n) in nodes.iter().take(HOT_NODES).enumerate() {
+            a.comps[k] = n.comp;
+            a.depth[k] = n.depth;
+            a.pred[k] = n.pred;
+            a.jump[k] = n.jump;
+            a.jump_depth[k] = if n.jump.is_none() {
+                0
+            } else {
+                self.node(n.jump, n.comp).depth
+            };
+        }
+        self.ancestry[id.index()] = a;
     }
 
     /// Takes a freed event's node `n` out of its child list or run.
