@@ -154,7 +154,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         let first = chain.partition_point(|&z| !self.consistent_with(z, step, assign));
         let mut candidates: SmallVec<[EventId; 16]> = SmallVec::new();
         for &x in &chain[first..] {
-            if (self.node(x, c).depth as i64) < low || (must_be_new && self.config_pos(x) < new_from) {
+            if (self.tree_depth(x, c) as i64) < low || (must_be_new && self.config_pos(x) < new_from) {
                 break;
             }
             candidates.push(x);

@@ -416,7 +416,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         if e.is_none() {
             -1
         } else {
-            self.node(e, c).depth as i64
+            self.tree_depth(e, c) as i64
         }
     }
 

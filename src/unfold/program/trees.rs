@@ -52,7 +52,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
 
     /// `x`'s depth in c's tree (`x` has a node there).
     #[inline]
-    fn tree_depth(&self, x: EventId, c: CompId) -> u32 {
+    pub(super) fn tree_depth(&self, x: EventId, c: CompId) -> u32 {
         let a = &self.ancestry[x.index()];
         match a.slot(c) {
             Some(k) => a.depth[k],
