@@ -142,12 +142,13 @@ fn distributed_runs_take_no_jobs() {
 }
 
 /// With cutoffs under an adequate order QPOR cannot share its work, and says which cutoffs
-/// it can share it with; causal cutoffs run on two threads with the one-thread counts;
-/// neither a complete prefix nor the general unfolding takes them.
+/// it can share it with: asked for ERV explicitly, it refuses the threads; with ERV by
+/// default, it explores on one thread and warns. Causal cutoffs run on two threads with
+/// the one-thread counts; neither a complete prefix nor the general unfolding takes them.
 #[test]
 fn only_causal_and_distance_cutoffs_run_on_several_threads() {
     let o = qpor_line_exits(
-        "check --engine qpor --optimal --jobs 2 models/proc/philosophers.proc",
+        "check --engine qpor --optimal --cutoff erv --jobs 2 models/proc/philosophers.proc",
         2,
     );
     assert!(
@@ -155,6 +156,20 @@ fn only_causal_and_distance_cutoffs_run_on_several_threads() {
         "{}",
         stderr(&o)
     );
+    let line = "check --engine qpor --optimal --all --json models/proc/philosophers.proc";
+    let by_default = qpor_line_exits(&format!("{line} --jobs 2"), 1);
+    assert!(
+        stderr(&by_default).contains("explores on one thread"),
+        "{}",
+        stderr(&by_default)
+    );
+    let (by_default, one) = (
+        json(&by_default),
+        json(&qpor_line_exits(&format!("{line} --jobs 1"), 1)),
+    );
+    assert_eq!(by_default["cutoff"], "erv");
+    assert!(by_default.get("jobs").is_none_or(|j| j == 1), "{by_default}");
+    assert_eq!(by_default["stats"]["events"], one["stats"]["events"]);
     for cutoff in ["causal", "distance", "distance --distance-states 3"] {
         let line = format!(
             "check --engine qpor --optimal --all --cutoff {cutoff} --json models/proc/philosophers.proc"

@@ -27,15 +27,15 @@ pub struct CheckArgs {
     engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core); qpor with --cutoff
     /// distance, causal or none: how many threads explore (default: one per core with --optimal,
-    /// else 1).
+    /// else 1); qpor with the default ERV cutoffs explores on one thread.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]
     alt: AltArgs,
-    /// QPOR and prefix-sat: the adequate order deciding cutoff events; distance and causal
-    /// (qpor only, on any number of threads) or none (qpor only).
-    #[arg(long, value_enum, default_value = "erv")]
-    cutoff: CutoffArg,
+    /// QPOR and prefix-sat: the adequate order deciding cutoff events (default: erv);
+    /// distance and causal (qpor only, on any number of threads) or none (qpor only).
+    #[arg(long, value_enum)]
+    cutoff: Option<CutoffArg>,
     /// QPOR and prefix-sat: give up (inconclusive, exit 3) after creating this many events
     /// (QPOR's default without cutoffs: 20000000).
     #[arg(long, value_name = "N")]
@@ -160,12 +160,24 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     if a.jobs == Some(0) {
         return Err("--jobs 0: at least one engine must run".into());
     }
-    let cutoff: qpor::unfolding::CutoffMode = a.cutoff.into();
-    if engine == EngineChoice::Qpor && a.jobs.is_some_and(|j| j > 1) && !cutoff.same_in_every_replica() {
-        return Err(format!(
-            "--jobs with --cutoff {}: under an adequate order, which events are cutoffs depends on the order each thread met the states; give --cutoff distance or causal (decided by each event's history) or none",
-            cutoff.name()
-        ));
+    let cutoff: qpor::unfolding::CutoffMode = a.cutoff.unwrap_or(CutoffArg::Erv).into();
+    let mut jobs = a.jobs;
+    if let Some(n) =
+        jobs.filter(|&n| engine == EngineChoice::Qpor && n > 1 && !cutoff.same_in_every_replica())
+    {
+        let why = "under an adequate order, which events are cutoffs depends on the order each thread met the states";
+        if a.cutoff.is_some() {
+            return Err(format!(
+                "--jobs with --cutoff {}: {why}; give --cutoff distance or causal (decided by each event's history) or none",
+                cutoff.name()
+            ));
+        }
+        // The user asked for threads, not for this cutoff order: keep the default order,
+        // which prunes the most, and say how to get the threads.
+        eprintln!(
+            "warning: --jobs {n}: with the default --cutoff erv qpor explores on one thread ({why}); give --cutoff distance, causal or none to explore on {n} threads"
+        );
+        jobs = Some(1);
     }
     if a.distributed && a.jobs.is_some() {
         return Err(
@@ -195,9 +207,9 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         time_limit,
         started: Some(started),
         max_memory_mb: Some(cap.mb),
-        jobs: a.jobs,
+        jobs,
         alt: a.alt.mode()?,
-        cutoff: a.cutoff.into(),
+        cutoff,
         max_events: a.max_events,
         distance_states: a.distance_states,
         no_prune: a.no_prune,
