@@ -65,6 +65,7 @@ fn main() {
                 cutoff: case.cutoff,
                 max_events: Some(2_000_000),
                 distances: None,
+                canonical: None,
             },
         );
         let qopts = ExploreOptions {

@@ -143,19 +143,16 @@ fn distributed_runs_take_no_jobs() {
 
 /// With cutoffs under an adequate order QPOR cannot share its work, and says which cutoffs
 /// it can share it with: asked for ERV explicitly, it refuses the threads; with ERV by
-/// default, it explores on one thread and warns. Causal cutoffs run on two threads with
-/// the one-thread counts; neither a complete prefix nor the general unfolding takes them.
+/// default, it explores on one thread and warns. Causal, distance and canonical cutoffs run
+/// on two threads with the one-thread counts, canonical ones cutting at least what ERV
+/// cuts; neither a complete prefix nor the general unfolding takes them.
 #[test]
-fn only_causal_and_distance_cutoffs_run_on_several_threads() {
+fn only_cutoffs_decided_by_the_history_run_on_several_threads() {
     let o = qpor_line_exits(
         "check --engine qpor --optimal --cutoff erv --jobs 2 models/proc/philosophers.proc",
         2,
     );
-    assert!(
-        stderr(&o).contains("--cutoff distance or causal"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("--cutoff canonical"), "{}", stderr(&o));
     let line = "check --engine qpor --optimal --all --json models/proc/philosophers.proc";
     let by_default = qpor_line_exits(&format!("{line} --jobs 2"), 1);
     assert!(
@@ -170,7 +167,7 @@ fn only_causal_and_distance_cutoffs_run_on_several_threads() {
     assert_eq!(by_default["cutoff"], "erv");
     assert!(by_default.get("jobs").is_none_or(|j| j == 1), "{by_default}");
     assert_eq!(by_default["stats"]["events"], one["stats"]["events"]);
-    for cutoff in ["causal", "distance", "distance --distance-states 3"] {
+    for cutoff in ["causal", "distance", "distance --distance-states 3", "canonical"] {
         let line = format!(
             "check --engine qpor --optimal --all --cutoff {cutoff} --json models/proc/philosophers.proc"
         );
@@ -181,8 +178,26 @@ fn only_causal_and_distance_cutoffs_run_on_several_threads() {
         for field in ["max_configurations", "cutoff_leaves", "deadlocks", "ssbs"] {
             assert_eq!(par["stats"][field], seq["stats"][field], "{cutoff}: {field}");
         }
+        if cutoff == "canonical" {
+            let prefix = json(&qpor_line_exits(
+                "unfold --cutoff erv --json models/proc/philosophers.proc",
+                0,
+            ));
+            assert_eq!(
+                par["stats"]["canonical_prefix_events"], prefix["events"],
+                "{prefix}"
+            );
+            let erv = json(&qpor_line_exits(
+                &format!("{line} --cutoff erv --jobs 1").replace("--cutoff canonical ", ""),
+                1,
+            ));
+            assert!(
+                seq["stats"]["events"].as_u64() <= erv["stats"]["events"].as_u64(),
+                "canonical {seq}, erv {erv}"
+            );
+        }
     }
-    for cutoff in ["causal", "distance"] {
+    for cutoff in ["causal", "distance", "canonical"] {
         for line in [
             format!("unfold --cutoff {cutoff} models/proc/philosophers.proc"),
             format!("check --engine prefix-sat --cutoff {cutoff} models/proc/philosophers.proc"),

@@ -153,14 +153,14 @@ proptest! {
         assert_net_agrees(&spec.build(), &format!("{spec:?}"), CutoffMode::None);
     }
 
-    /// Causal and distance cutoffs (each rank searches its own table), on cyclic nets with
+    /// Causal, distance and canonical cutoffs (each rank makes its own table), on cyclic nets with
     /// a finite state space.
     #[test]
-    fn random_cyclic_nets_with_causal_or_distance_cutoffs_explore_alike_on_several_ranks(spec in random_net(2..=8, 1..=12, false, 1, 1)) {
+    fn random_cyclic_nets_with_history_decided_cutoffs_explore_alike_on_several_ranks(spec in random_net(2..=8, 1..=12, false, 1, 1)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         prop_assume!(explore_within(&sys, true, Some(5_000)).stopped.is_none());
-        for cutoff in [CutoffMode::Causal, CutoffMode::Distance] {
+        for cutoff in [CutoffMode::Causal, CutoffMode::Distance, CutoffMode::Canonical] {
             assert_net_agrees(&net, &format!("{spec:?}"), cutoff);
         }
     }
@@ -176,7 +176,12 @@ fn the_table_1_families_explore_alike_on_several_ranks() {
 #[test]
 fn the_shipped_programs_explore_alike_on_several_ranks() {
     for name in shipped_programs() {
-        for cutoff in [CutoffMode::None, CutoffMode::Causal, CutoffMode::Distance] {
+        for cutoff in [
+            CutoffMode::None,
+            CutoffMode::Causal,
+            CutoffMode::Distance,
+            CutoffMode::Canonical,
+        ] {
             assert_program_agrees(&name, &[], cutoff);
         }
     }

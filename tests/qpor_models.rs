@@ -36,7 +36,7 @@ fn agree(path: &str, modes: &[AltMode]) {
     let program_like = Backend::Auto.resolve(&model, &Default::default()) == Backend::Program;
     let mut cutoffs = vec![CutoffMode::Erv, CutoffMode::McMillan];
     if program_like {
-        cutoffs.extend([CutoffMode::Causal, CutoffMode::Distance]);
+        cutoffs.extend([CutoffMode::Causal, CutoffMode::Distance, CutoffMode::Canonical]);
     }
     for cutoff in cutoffs {
         for &alt in modes {

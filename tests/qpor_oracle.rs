@@ -47,6 +47,7 @@ fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option
         (CutoffMode::Causal, None),
         (CutoffMode::Distance, None),
         (CutoffMode::Distance, Some(4)),
+        (CutoffMode::Canonical, None),
     ];
     for (cutoff, distance_states) in cutoffs {
         // ERV runs nearly always finish, so their budget is generous; McMillan runs that
@@ -55,7 +56,8 @@ fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option
         // Causal runs are finite too (two causally ordered histories of an infinite chain
         // share a state), but can be far larger than ERV's: like McMillan's, a stopped one
         // is only checked for soundness, within a smaller budget; so are distance runs.
-        let budget = if cutoff == CutoffMode::Erv {
+        // Canonical runs cut at least what sequential ERV runs cut, so they get that budget.
+        let budget = if matches!(cutoff, CutoffMode::Erv | CutoffMode::Canonical) {
             200_000
         } else {
             20_000
@@ -79,7 +81,7 @@ fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option
                 // on a rare random net (one with a 2 367-event prefix has 859 063 of them),
                 // so a stopped ERV run needs a finite prefix. What a stopped run found must
                 // still be right.
-                if cutoff == CutoffMode::Erv {
+                if matches!(cutoff, CutoffMode::Erv | CutoffMode::Canonical) {
                     let prefix = build_program(
                         sys,
                         &PrefixOptions {

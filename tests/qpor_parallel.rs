@@ -108,16 +108,17 @@ proptest! {
         assert_parallel_agrees(&sys, CutoffMode::None, &format!("{spec:?}"));
     }
 
-    /// Causal and distance cutoffs are decided by each event's history (and a table
-    /// searched up front), so every replica cuts the same events, and cyclic nets compare
+    /// Causal, distance and canonical cutoffs are decided by each event's history (and a
+    /// table made up front: distances, or the complete ERV prefix), so every replica cuts
+    /// the same events, and cyclic nets compare
     /// too: those with a finite state space (an unbounded net's truncation is infinite,
     /// and its configurations within the event limit can be too many to list).
     #[test]
-    fn random_cyclic_nets_with_causal_or_distance_cutoffs_explore_alike_on_several_threads(spec in random_net(2..=8, 1..=12, false, 1, 1)) {
+    fn random_cyclic_nets_with_history_decided_cutoffs_explore_alike_on_several_threads(spec in random_net(2..=8, 1..=12, false, 1, 1)) {
         let net = spec.build();
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         prop_assume!(explore_within(&sys, true, Some(5_000)).stopped.is_none());
-        for cutoff in [CutoffMode::Causal, CutoffMode::Distance] {
+        for cutoff in [CutoffMode::Causal, CutoffMode::Distance, CutoffMode::Canonical] {
             assert_parallel_agrees(&sys, cutoff, &format!("{spec:?}"));
         }
     }
@@ -133,7 +134,12 @@ fn the_table_1_families_explore_alike_on_several_threads() {
 #[test]
 fn the_shipped_programs_explore_alike_on_several_threads() {
     for name in shipped_programs() {
-        for cutoff in [CutoffMode::None, CutoffMode::Causal, CutoffMode::Distance] {
+        for cutoff in [
+            CutoffMode::None,
+            CutoffMode::Causal,
+            CutoffMode::Distance,
+            CutoffMode::Canonical,
+        ] {
             assert_program_agrees(&name, &[], cutoff);
         }
     }

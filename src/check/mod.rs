@@ -247,7 +247,7 @@ pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
     }
     if !opts.cutoff.same_in_every_replica() {
         return refuse(
-            "--distributed needs --cutoff distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
+            "--distributed needs --cutoff canonical, distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
         );
     }
     if opts.unfolding.resolve(model, &opts.system) == Backend::General {

@@ -64,6 +64,10 @@ pub enum CutoffArg {
     /// the same state: QPOR on several threads or processes, with fewer events than ERV
     /// where the table holds the states.
     Distance,
+    /// The cutoffs of the complete ERV prefix, built first: each state keeps its least
+    /// history only, decided by the event's history alone, so QPOR runs on several
+    /// threads or processes with it and cuts at least as much as ERV.
+    Canonical,
     /// No cutoffs: the plain unfolding, finite on acyclic behaviour only.
     None,
 }
@@ -75,6 +79,7 @@ impl From<CutoffArg> for CutoffMode {
             CutoffArg::Mcmillan => CutoffMode::McMillan,
             CutoffArg::Causal => CutoffMode::Causal,
             CutoffArg::Distance => CutoffMode::Distance,
+            CutoffArg::Canonical => CutoffMode::Canonical,
             CutoffArg::None => CutoffMode::None,
         }
     }

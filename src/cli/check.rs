@@ -26,14 +26,15 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto", value_parser = engine_parser())]
     engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core); qpor with --cutoff
-    /// distance, causal or none: how many threads explore (default: one per core with --optimal,
+    /// canonical, distance, causal or none: how many threads explore (default: one per core with --optimal,
     /// else 1); qpor with the default ERV cutoffs explores on one thread.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]
     alt: AltArgs,
     /// QPOR and prefix-sat: the adequate order deciding cutoff events (default: erv);
-    /// distance and causal (qpor only, on any number of threads) or none (qpor only).
+    /// canonical, distance and causal (qpor only, on any number of threads) or none (qpor
+    /// only).
     #[arg(long, value_enum)]
     cutoff: Option<CutoffArg>,
     /// QPOR and prefix-sat: give up (inconclusive, exit 3) after creating this many events
@@ -168,14 +169,14 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         let why = "under an adequate order, which events are cutoffs depends on the order each thread met the states";
         if a.cutoff.is_some() {
             return Err(format!(
-                "--jobs with --cutoff {}: {why}; give --cutoff distance or causal (decided by each event's history) or none",
+                "--jobs with --cutoff {}: {why}; give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance or causal (decided by each event's history) or none",
                 cutoff.name()
             ));
         }
         // The user asked for threads, not for this cutoff order: keep the default order,
         // which prunes the most, and say how to get the threads.
         eprintln!(
-            "warning: --jobs {n}: with the default --cutoff erv qpor explores on one thread ({why}); give --cutoff distance, causal or none to explore on {n} threads"
+            "warning: --jobs {n}: with the default --cutoff erv qpor explores on one thread ({why}); give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance, causal or none to explore on {n} threads"
         );
         jobs = Some(1);
     }

@@ -225,6 +225,12 @@ pub struct QporCounters {
     /// The largest distance in it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distance_table_radius: Option<u64>,
+    /// Events of the complete ERV prefix built for `--cutoff canonical`, cutoffs included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canonical_prefix_events: Option<u64>,
+    /// Its cutoff events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canonical_prefix_cutoffs: Option<u64>,
 }
 
 /// Resident memory of this process now, in bytes (Linux `VmRSS`), 0 if unknown.

@@ -255,7 +255,7 @@ pub(crate) struct DistributedStats {
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with the processes of
 /// `transport` (see the module documentation); `unfolding` must have cutoffs every
-/// replica decides alike (none, causal or distance), and its event limit holds for each replica. Every rank calls it with the same model and
+/// replica decides alike (none, causal, distance or canonical), and its event limit holds for each replica. Every rank calls it with the same model and
 /// options; rank 0 returns the outcome, the others `None`. With `split_every`, a task
 /// splits every this many nodes whether or not a rank is idle (tests make small runs split
 /// so).

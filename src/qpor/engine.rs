@@ -59,8 +59,9 @@ impl QporOptions {
     }
 
     /// Whether the run explores on several threads: asked for, and without cutoffs or
-    /// with causal or distance ones (under the adequate orders, which event is a cutoff
-    /// depends on the order a replica met the states).
+    /// with causal, distance or canonical ones (under the adequate orders decided against
+    /// the states met so far, which event is a cutoff depends on the order a replica met
+    /// them).
     fn parallel(&self) -> bool {
         self.jobs > 1 && self.cutoff.same_in_every_replica()
     }
@@ -188,6 +189,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     tree: &mut dyn TreeListener,
     distributed: Option<&T>,
 ) -> Result<Option<Report>, EngineError> {
+    use crate::unfold::program::canonical::{CanonicalCutoffs, CanonicalError};
     use crate::unfold::program::distances::{default_table_states, StateDistances};
     use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
     use std::sync::Arc;
@@ -224,11 +226,37 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     } else {
         None
     };
+    let canonical = if opts.cutoff == CutoffMode::Canonical {
+        match CanonicalCutoffs::build(sys, budget.deadline(), budget.cancel_token()) {
+            Ok(table) => Some(Arc::new(table)),
+            Err(CanonicalError::Model(e)) => return Err(e.into()),
+            Err(CanonicalError::Stopped) => {
+                // The run ended while the prefix was built: nothing was explored.
+                let why = budget.exhausted().unwrap_or_else(|| budget.time_limit_reached());
+                let out = ExploreOutcome {
+                    stopped: Some(why),
+                    ..ExploreOutcome::default()
+                };
+                return Ok(Some(report(out, opts, "program", start)));
+            }
+        }
+    } else {
+        None
+    };
     let table = distances.as_ref().map(|t| (t.len() as u64, t.radius() as u64));
+    let prefix = canonical
+        .as_ref()
+        .map(|t| (t.prefix_events(), t.prefix_cutoffs()));
     let with_table = |mut report: Report| {
-        if let (Some((states, radius)), Counters::Qpor(c)) = (table, &mut report.stats.counters) {
-            c.distance_table_states = Some(states);
-            c.distance_table_radius = Some(radius);
+        if let Counters::Qpor(c) = &mut report.stats.counters {
+            if let Some((states, radius)) = table {
+                c.distance_table_states = Some(states);
+                c.distance_table_radius = Some(radius);
+            }
+            if let Some((events, cutoffs)) = prefix {
+                c.canonical_prefix_events = Some(events);
+                c.canonical_prefix_cutoffs = Some(cutoffs);
+            }
         }
         report
     };
@@ -236,11 +264,12 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         cutoff: opts.cutoff,
         max_events: opts.effective_max_events(),
         distances,
+        canonical,
     };
     if let Some(transport) = distributed {
         if !opts.cutoff.same_in_every_replica() {
             return Err(ModelError::new(
-                "a distributed exploration needs --cutoff distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
+                "a distributed exploration needs --cutoff canonical, distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
             )
             .into());
         }
@@ -324,6 +353,8 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         message_bytes: None,
         distance_table_states: None,
         distance_table_radius: None,
+        canonical_prefix_events: None,
+        canonical_prefix_cutoffs: None,
     };
     let stats = Stats::new(Counters::Qpor(counters), start.elapsed().as_secs_f64());
     let settings = Settings {

@@ -48,8 +48,10 @@
 //! are shared (behind a lock) so every replica numbers actions alike. Cutoffs under an
 //! adequate order (ERV, McMillan) are not supported: which events are cutoffs depends on
 //! the order in which a replica met states, so the classes would no longer be explored
-//! alike. Causal and distance cutoffs are: whether an event is one depends on its history
-//! alone, and on a table every replica shares (`unfold::cutoff`).
+//! alike. Causal, distance and canonical cutoffs are: whether an event is one depends on
+//! its history alone, and on a table every replica shares (`unfold::cutoff`); canonical
+//! cutoffs are ERV's made deterministic, those of the complete ERV prefix built first
+//! (`unfold::program::canonical`).
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
 use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps, SplitPacer};
@@ -167,7 +169,7 @@ pub(crate) struct ParallelOptions {
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with worker threads (see the
 /// module documentation); `unfolding` must have cutoffs every replica decides alike
-/// (none, causal or distance). Its event limit holds for each
+/// (none, causal, distance or canonical). Its event limit holds for each
 /// replica, so the caller divides it.
 pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
     sys: &S,

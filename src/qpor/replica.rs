@@ -377,7 +377,9 @@ impl<'s, S: System + ?Sized> ReplicaOps<'s, S> {
         let c_len = unf.config().len();
         let root_len = c_len - trail.len();
         // The levels l with |C_l| = root_len + l <= max_root.
-        let allowed = trail.len().min((max_root + 1).saturating_sub(root_len));
+        let allowed = trail
+            .len()
+            .min(max_root.saturating_add(1).saturating_sub(root_len));
         for _ in looked..trail.len() {
             unf.pop();
         }

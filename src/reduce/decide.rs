@@ -270,6 +270,7 @@ pub fn decide_alt_program(p: &ProgramInstance, opts: &DecideOptions) -> Result<A
         cutoff: CutoffMode::None,
         max_events: opts.max_events,
         distances: None,
+        canonical: None,
     };
     let mut unf = ProgramUnfolding::new(&sys, popts);
     let d = push_config_find_d(&sys, &mut unf, p)?;

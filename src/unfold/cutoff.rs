@@ -22,6 +22,11 @@
 //!   sequence linearises, discovered or not. Where the table holds a state, only its
 //!   least history is left uncut (the order ranks actions as the search met them, not by
 //!   id); the program-like unfolding of QPOR only;
+//! - Canonical: the cutoffs of the complete ERV prefix, built before the exploration
+//!   (`program::canonical`): e is one when the prefix keeps another uncut event for its
+//!   state. Decided by \[e\] and the prefix alone, so every replica decides alike, and
+//!   it cuts at least what a sequential ERV run cuts (that run cuts only against the
+//!   events it met first); the program-like unfolding of QPOR only;
 //! - McMillan: |\[e'\]| < |\[e\]|;
 //! - ERV (Esparza, Römer, Vogler): size, then the Parikh vectors compared as sorted words
 //!   (at the first action, in id order, whose counts differ, more occurrences is smaller),
@@ -44,6 +49,9 @@ pub enum CutoffMode {
     /// up front, or a cause with its state: decided by the event's history and the table
     /// alone.
     Distance,
+    /// The cutoffs of the complete ERV prefix, built before the exploration
+    /// (`program::canonical`): decided by the event's history and that prefix alone.
+    Canonical,
     /// The total ERV order.
     #[default]
     Erv,
@@ -57,14 +65,18 @@ impl CutoffMode {
             CutoffMode::McMillan => "mcmillan",
             CutoffMode::Causal => "causal",
             CutoffMode::Distance => "distance",
+            CutoffMode::Canonical => "canonical",
             CutoffMode::Erv => "erv",
         }
     }
 
     /// Whether every replica of an unfolding decides cutoffs alike, whatever events it
-    /// discovered before: without cutoffs, and with causal or distance ones.
+    /// discovered before: without cutoffs, and with causal, distance or canonical ones.
     pub fn same_in_every_replica(self) -> bool {
-        matches!(self, CutoffMode::None | CutoffMode::Causal | CutoffMode::Distance)
+        matches!(
+            self,
+            CutoffMode::None | CutoffMode::Causal | CutoffMode::Distance | CutoffMode::Canonical
+        )
     }
 
     /// Whether cutoffs are decided against the representatives of states discovered so

@@ -3,11 +3,12 @@
 //! either cut off or made the new representative. Causal cutoffs need no table: the
 //! event's causes are compared with it. Distance cutoffs look the event's state up in the
 //! table of distances searched before the exploration ([`super::distances`]), then
-//! compare its causes.
+//! compare its causes. Canonical cutoffs look the event's state and fingerprint up in the
+//! table of the complete ERV prefix built before it ([`super::canonical`]).
 
 use super::summary::Summary;
 use super::{ProgramUnfolding, Representative, HOT_NODES, MORE_NODES};
-use crate::system::{ActionId, System};
+use crate::system::{ActionId, Local, System};
 use crate::unfold::cutoff::{compare_erv, CutoffMode, HistoryShape};
 use crate::unfold::EventId;
 use smallvec::SmallVec;
@@ -100,6 +101,13 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
     /// Decides whether the new event `e` is a cutoff, or the new representative of its
     /// state.
     pub(super) fn decide_cutoff(&mut self, e: EventId) {
+        if self.opts.cutoff == CutoffMode::Canonical {
+            if self.canonical_cutoff(e) {
+                self.events[e.index()].cutoff = true;
+                self.stats.cutoff_events += 1;
+            }
+            return;
+        }
         if matches!(self.opts.cutoff, CutoffMode::Causal | CutoffMode::Distance) {
             if self.smaller_sequence_known(e) || self.has_cause_with_same_state(e) {
                 self.events[e.index()].cutoff = true;
@@ -150,18 +158,8 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             return false;
         };
         let ev = self.ev(e);
-        let size = ev.size;
-        let found = table.find_within(ev.state_hash, size, |state, moved| {
-            // [e] and the stored state agree on the components [e] touches, and the state
-            // has moved no other component from its initial local state.
-            let mut agree = true;
-            let mut touched_moved = 0;
-            self.tries.for_each(ev.summary, &mut |c, x| {
-                let post = self.node(EventId(x), c).post;
-                agree &= post == state[c.index()];
-                touched_moved += (post != self.initial[c.index()]) as u32;
-            });
-            agree && touched_moved == moved
+        let found = table.find_within(ev.state_hash, ev.size, |state, moved| {
+            self.state_is(e, state, moved)
         });
         let Some((id, shorter)) = found else {
             return false;
@@ -179,6 +177,33 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
             None => all_ranked = false,
         });
         all_ranked && table.below(id, &shape)
+    }
+
+    /// Whether `e` is a cutoff of the complete ERV prefix: the table of canonical cutoffs
+    /// keeps another event for its state.
+    fn canonical_cutoff(&self, e: EventId) -> bool {
+        let Some(table) = self.opts.canonical.as_deref() else {
+            return false;
+        };
+        table.is_cutoff(
+            self.ev(e).state_hash,
+            self.fingerprints[e.index()],
+            |state, moved| self.state_is(e, state, moved),
+        )
+    }
+
+    /// Whether state(\[e\]) is the full `state` of a table, which has `moved` components
+    /// away from their initial local states: the two agree on the components \[e\]
+    /// touches, and the state moved no other.
+    fn state_is(&self, e: EventId, state: &[Local], moved: u32) -> bool {
+        let mut agree = true;
+        let mut touched_moved = 0;
+        self.tries.for_each(self.ev(e).summary, &mut |c, x| {
+            let post = self.node(EventId(x), c).post;
+            agree &= post == state[c.index()];
+            touched_moved += (post != self.initial[c.index()]) as u32;
+        });
+        agree && touched_moved == moved
     }
 
     /// Whether a cause of `e`, or the empty configuration, has e's state: only the causes

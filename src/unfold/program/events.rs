@@ -101,6 +101,19 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         self.link_into_trees(id, &nodes);
         self.mirror_links(id, step.action, &nodes);
         self.mirror_ancestry(id, &nodes);
+        if self.opts.canonical.is_some() {
+            let fps = &self.fingerprints;
+            self.fingerprints[id.index()] = super::canonical::fingerprint(
+                step.action,
+                nodes.iter().map(|n| {
+                    if n.pred.is_none() {
+                        super::canonical::bottom(n.comp)
+                    } else {
+                        fps[n.pred.index()]
+                    }
+                }),
+            );
+        }
         let mut hot = [NONE; HOT_NODES + 1];
         for (slot, n) in hot.iter_mut().zip(&nodes) {
             *slot = n.pred;
@@ -173,6 +186,7 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         self.hot_preds.push([NONE; HOT_NODES + 1]);
         self.compat_memo.push(Cell::new(CompatMemo::UNKNOWN));
         self.ancestry.push(Ancestry::EMPTY);
+        self.fingerprints.push(0);
         self.links.push(SiblingLinks {
             action,
             comps: [CompId(u32::MAX); HOT_NODES],

@@ -52,6 +52,7 @@
 //! (the cutoff table), `unfolding` (the [`super::Unfolding`] implementation) and
 //! `footprint` (summary memory measurements).
 
+pub(crate) mod canonical;
 mod cex;
 mod cutoffs;
 pub(crate) mod distances;
@@ -69,6 +70,7 @@ use super::cutoff::CutoffMode;
 use super::{EventId, UnfoldStats};
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, Step, System};
+use canonical::CanonicalCutoffs;
 use distances::StateDistances;
 use hashbrown::{HashMap, HashTable};
 use smallvec::SmallVec;
@@ -235,6 +237,9 @@ pub struct ProgramOptions {
     /// The table of distance cutoffs ([`CutoffMode::Distance`], which needs it), shared by
     /// every replica.
     pub distances: Option<Arc<StateDistances>>,
+    /// The table of canonical cutoffs ([`CutoffMode::Canonical`], which needs it), shared
+    /// by every replica.
+    pub canonical: Option<Arc<CanonicalCutoffs>>,
 }
 
 /// A representative of a state in the cutoff table.
@@ -276,6 +281,8 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     links: Vec<SiblingLinks>,
     /// Per event id: its tree positions for level-ancestor queries.
     ancestry: Vec<Ancestry>,
+    /// Per event id, with canonical cutoffs: its fingerprint (`canonical::fingerprint`).
+    fingerprints: Vec<u64>,
     /// By (run head, component): the last long walk of the run's tail ([`RunMemo`];
     /// forgotten at a prune, which frees ids).
     run_memos: RefCell<HashMap<(EventId, CompId), RunMemo>>,
@@ -329,6 +336,7 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
             compat_memo: Vec::new(),
             links: Vec::new(),
             ancestry: Vec::new(),
+            fingerprints: Vec::new(),
             run_memos: RefCell::new(HashMap::new()),
             pushes: 0,
             config_serials: Vec::new(),

@@ -215,6 +215,9 @@ pub struct PrefixOutcome {
     /// Whether the builder started over, never using ERV's tie-break, because it had
     /// decided a cutoff by it before two tokens shared a place (see `repeated_label`).
     pub started_over: bool,
+    /// Per condition: its label, (place, 0) for a token of a net, (component, local
+    /// state) for the program-like backend.
+    pub labels: Vec<(u32, u32)>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -435,6 +438,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             self.events,
         ));
         PrefixOutcome {
+            labels: self.labels,
             prefix: self.prefix,
             stats,
             stopped,
