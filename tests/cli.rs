@@ -144,8 +144,8 @@ fn distributed_runs_take_no_jobs() {
 /// With cutoffs under an adequate order QPOR cannot share its work, and says which cutoffs
 /// it can share it with: asked for ERV explicitly, it refuses the threads; with ERV by
 /// default, it explores on one thread and warns. Causal, distance and canonical cutoffs run
-/// on two threads with the one-thread counts, canonical ones cutting at least what ERV
-/// cuts; neither a complete prefix nor the general unfolding takes them.
+/// on two threads with the one-thread counts (canonical ones, here, with no more events
+/// than ERV); neither a complete prefix nor the general unfolding takes them.
 #[test]
 fn only_cutoffs_decided_by_the_history_run_on_several_threads() {
     let o = qpor_line_exits(

@@ -121,6 +121,21 @@ fn two_ranks_cut_by_distance_as_one_process_does() {
     );
 }
 
+/// Canonical cutoffs are decided by each event's history and the complete ERV prefix,
+/// which every process builds alike.
+#[test]
+fn two_ranks_cut_canonically_as_one_process_does() {
+    let r = assert_two_ranks_agree(
+        "models/proc/philosophers.proc",
+        "canonical",
+        &["--optimal", "--all"],
+    );
+    assert!(
+        r["stats"]["cutoff_leaves"].as_u64().unwrap() > 0,
+        "no cutoff met, nothing shown: {r}"
+    );
+}
+
 #[test]
 fn two_ranks_find_a_deadlock_and_exit_as_one_process_does() {
     let dir = tempfile::tempdir().unwrap();

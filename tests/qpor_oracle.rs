@@ -56,7 +56,7 @@ fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option
         // Causal runs are finite too (two causally ordered histories of an infinite chain
         // share a state), but can be far larger than ERV's: like McMillan's, a stopped one
         // is only checked for soundness, within a smaller budget; so are distance runs.
-        // Canonical runs cut at least what sequential ERV runs cut, so they get that budget.
+        // Canonical runs keep one uncut history per state, so they get ERV's budget.
         let budget = if matches!(cutoff, CutoffMode::Erv | CutoffMode::Canonical) {
             200_000
         } else {

@@ -66,7 +66,7 @@ pub enum CutoffArg {
     Distance,
     /// The cutoffs of the complete ERV prefix, built first: each state keeps its least
     /// history only, decided by the event's history alone, so QPOR runs on several
-    /// threads or processes with it and cuts at least as much as ERV.
+    /// threads or processes with it, and it usually cuts more than ERV.
     Canonical,
     /// No cutoffs: the plain unfolding, finite on acyclic behaviour only.
     None,

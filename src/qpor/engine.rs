@@ -39,7 +39,8 @@ pub struct QporOptions {
     /// Which unfolding backend to explore.
     pub unfolding: Backend,
     /// Worker threads; more than one explores in parallel (`qpor::parallel`) where that
-    /// applies (the program-like unfolding without cutoffs), else the run is sequential.
+    /// applies (the program-like unfolding, without cutoffs or with causal, distance or
+    /// canonical ones), else the run is sequential.
     pub jobs: usize,
     /// With several jobs: split the work every this many nodes of the exploration tree
     /// even when no worker is idle (for tests, which need small runs to split); `None`:

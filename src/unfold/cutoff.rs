@@ -24,9 +24,10 @@
 //!   id); the program-like unfolding of QPOR only;
 //! - Canonical: the cutoffs of the complete ERV prefix, built before the exploration
 //!   (`program::canonical`): e is one when the prefix keeps another uncut event for its
-//!   state. Decided by \[e\] and the prefix alone, so every replica decides alike, and
-//!   it cuts at least what a sequential ERV run cuts (that run cuts only against the
-//!   events it met first); the program-like unfolding of QPOR only;
+//!   state. Decided by \[e\] and the prefix alone, so every replica decides alike. Each
+//!   state keeps one uncut local history, where a sequential ERV run, cutting only against
+//!   the events it met first, can keep several (measured: fewer configurations than
+//!   ERV's on every model tried); the program-like unfolding of QPOR only;
 //! - McMillan: |\[e'\]| < |\[e\]|;
 //! - ERV (Esparza, Römer, Vogler): size, then the Parikh vectors compared as sorted words
 //!   (at the first action, in id order, whose counts differ, more occurrences is smaller),
