@@ -96,44 +96,33 @@ fn two_ranks_count_the_paper_rows_as_one_process_does() {
     );
 }
 
+/// Two ranks on the deadlocking philosophers with `cutoff`, which must meet cutoffs.
+fn assert_two_ranks_cut_alike(cutoff: &str) {
+    let r = assert_two_ranks_agree("models/proc/philosophers.proc", cutoff, &["--optimal", "--all"]);
+    assert!(
+        r["stats"]["cutoff_leaves"].as_u64().unwrap() > 0,
+        "{cutoff}: no cutoff met, nothing shown: {r}"
+    );
+}
+
 /// Causal cutoffs are decided by each event's history, so two processes cut alike.
 #[test]
 fn two_ranks_cut_causally_as_one_process_does() {
-    let r = assert_two_ranks_agree("models/proc/philosophers.proc", "causal", &["--optimal", "--all"]);
-    assert!(
-        r["stats"]["cutoff_leaves"].as_u64().unwrap() > 0,
-        "no cutoff met, nothing shown: {r}"
-    );
+    assert_two_ranks_cut_alike("causal");
 }
 
 /// Distance cutoffs are decided by each event's history and a table every process
 /// searches alike.
 #[test]
 fn two_ranks_cut_by_distance_as_one_process_does() {
-    let r = assert_two_ranks_agree(
-        "models/proc/philosophers.proc",
-        "distance",
-        &["--optimal", "--all"],
-    );
-    assert!(
-        r["stats"]["cutoff_leaves"].as_u64().unwrap() > 0,
-        "no cutoff met, nothing shown: {r}"
-    );
+    assert_two_ranks_cut_alike("distance");
 }
 
 /// Canonical cutoffs are decided by each event's history and the complete ERV prefix,
 /// which every process builds alike.
 #[test]
 fn two_ranks_cut_canonically_as_one_process_does() {
-    let r = assert_two_ranks_agree(
-        "models/proc/philosophers.proc",
-        "canonical",
-        &["--optimal", "--all"],
-    );
-    assert!(
-        r["stats"]["cutoff_leaves"].as_u64().unwrap() > 0,
-        "no cutoff met, nothing shown: {r}"
-    );
+    assert_two_ranks_cut_alike("canonical");
 }
 
 #[test]
