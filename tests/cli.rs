@@ -209,6 +209,20 @@ fn only_cutoffs_decided_by_the_history_run_on_several_threads() {
     }
 }
 
+/// A canonical run whose prefix does not fit the time limit ends inconclusive, having
+/// explored nothing, and says how far the prefix got (DLCround's has millions of events).
+#[test]
+fn a_canonical_prefix_out_of_time_is_inconclusive() {
+    let o = qpor_line_exits(
+        "check --engine qpor --cutoff canonical --time-limit 0.5 --json models/mcc2023/DLCround-PT-03a.pnml",
+        3,
+    );
+    let v = json(&o);
+    assert_eq!(v["verdict"], "inconclusive", "{v}");
+    assert_eq!(v["stats"]["max_configurations"], 0, "{v}");
+    assert!(v["stats"]["canonical_prefix_events"].as_u64().unwrap() > 0, "{v}");
+}
+
 #[test]
 fn qpor_alone_reports_its_own_statistics() {
     let o = qpor_line_exits("check --engine qpor --json models/nets/philosophers-5.pnml", 1);

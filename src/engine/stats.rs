@@ -225,7 +225,8 @@ pub struct QporCounters {
     /// The largest distance in it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distance_table_radius: Option<u64>,
-    /// Events of the complete ERV prefix built for `--cutoff canonical`, cutoffs included.
+    /// Events of the complete ERV prefix built for `--cutoff canonical`, cutoffs included
+    /// (of the unfinished prefix, when the run ended while it was built).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canonical_prefix_events: Option<u64>,
     /// Its cutoff events.

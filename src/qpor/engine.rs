@@ -231,14 +231,19 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         match CanonicalCutoffs::build(sys, budget.deadline(), budget.cancel_token()) {
             Ok(table) => Some(Arc::new(table)),
             Err(CanonicalError::Model(e)) => return Err(e.into()),
-            Err(CanonicalError::Stopped) => {
-                // The run ended while the prefix was built: nothing was explored.
+            Err(CanonicalError::Stopped(events)) => {
+                // The run ended while the prefix was built: nothing was explored; the
+                // report says how far the prefix got.
                 let why = budget.exhausted().unwrap_or_else(|| budget.time_limit_reached());
                 let out = ExploreOutcome {
                     stopped: Some(why),
                     ..ExploreOutcome::default()
                 };
-                return Ok(Some(report(out, opts, "program", start)));
+                let mut report = report(out, opts, "program", start);
+                if let Counters::Qpor(c) = &mut report.stats.counters {
+                    c.canonical_prefix_events = Some(events);
+                }
+                return Ok(Some(report));
             }
         }
     } else {

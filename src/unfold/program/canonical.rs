@@ -80,8 +80,9 @@ pub struct CanonicalCutoffs {
 pub enum CanonicalError {
     /// The model cannot be unfolded.
     Model(ModelError),
-    /// The deadline passed or the run was cancelled while the prefix was built.
-    Stopped,
+    /// The deadline passed or the run was cancelled while the prefix was built: how
+    /// many events it had then.
+    Stopped(u64),
 }
 
 impl CanonicalCutoffs {
@@ -103,8 +104,9 @@ impl CanonicalCutoffs {
         let out = build_program(sys, &opts).map_err(CanonicalError::Model)?;
         if out.stopped.is_some() {
             // Freeing millions of events would hold up a run that is out of time.
+            let events = out.prefix.events.len() as u64;
             crate::engine::drop_in_background(out);
-            return Err(CanonicalError::Stopped);
+            return Err(CanonicalError::Stopped(events));
         }
         let prefix = &out.prefix;
         let initial = sys.initial_state();
