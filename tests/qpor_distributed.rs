@@ -211,3 +211,38 @@ fn a_pruned_unfolding_keeps_what_waiting_continuations_need_across_ranks() {
         );
     }
 }
+
+/// Ranks must cut alike: when one runs out of time while it builds the canonical prefix
+/// and another does not, none explores, none is left waiting, and rank 0 (which had no
+/// limit) reports the run inconclusive.
+#[test]
+fn a_rank_out_of_time_in_the_canonical_prefix_leaves_no_rank_waiting() {
+    let m = program("rwlock", &[("R", 3), ("W", 2), ("ROUNDS", 2)]);
+    let opts = options(AltMode::Optimal, CutoffMode::Canonical, false, Some(4), false);
+    let transports = ChannelTransport::group(2);
+    let spent = Budget::until(Some(std::time::Instant::now()), Some(std::time::Duration::ZERO));
+    let reports: Vec<Option<Report>> = std::thread::scope(|s| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .enumerate()
+            .map(|(rank, t)| {
+                let (m, opts, spent) = (&m, &opts, &spent);
+                s.spawn(move || {
+                    let budget = if rank == 0 {
+                        Budget::unlimited()
+                    } else {
+                        spent.clone()
+                    };
+                    let sys = m.system(&SystemOptions::default()).unwrap();
+                    check_system_distributed(&*sys, opts, &budget, &mut Silent, &t).unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(reports[1].is_none(), "only rank 0 reports");
+    let r = reports[0].as_ref().expect("rank 0 reports");
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert_eq!(count(r, "max_configurations"), 0);
+    assert!(count(r, "canonical_prefix_events") > 0);
+}

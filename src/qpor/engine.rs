@@ -228,12 +228,22 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         None
     };
     let canonical = if opts.cutoff == CutoffMode::Canonical {
-        match CanonicalCutoffs::build(sys, budget.deadline(), budget.cancel_token()) {
-            Ok(table) => Some(Arc::new(table)),
+        let built = match CanonicalCutoffs::build(sys, budget.deadline(), budget.cancel_token()) {
             Err(CanonicalError::Model(e)) => return Err(e.into()),
-            Err(CanonicalError::Stopped(events)) => {
-                // The run ended while the prefix was built: nothing was explored; the
-                // report says how far the prefix got.
+            built => built,
+        };
+        // The processes of a distributed run must cut alike: they go on only if every
+        // one of them finished its prefix.
+        let everywhere = match distributed {
+            Some(t) => all_ranks_agree(t, built.is_ok()),
+            None => built.is_ok(),
+        };
+        match built {
+            Ok(table) if everywhere => Some(Arc::new(table)),
+            _ if distributed.is_some_and(|t| t.rank() != 0) => return Ok(None),
+            built => {
+                // The run ended while a prefix was built: nothing was explored; the
+                // report says how far this process's prefix got.
                 let why = budget.exhausted().unwrap_or_else(|| budget.time_limit_reached());
                 let out = ExploreOutcome {
                     stopped: Some(why),
@@ -241,7 +251,11 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
                 };
                 let mut report = report(out, opts, "program", start);
                 if let Counters::Qpor(c) = &mut report.stats.counters {
-                    c.canonical_prefix_events = Some(events);
+                    c.canonical_prefix_events = Some(match built {
+                        Ok(table) => table.prefix_events(),
+                        Err(CanonicalError::Stopped(events)) => events,
+                        Err(CanonicalError::Model(_)) => 0,
+                    });
                 }
                 return Ok(Some(report));
             }
@@ -335,6 +349,26 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     unf.watch(budget.deadline(), budget.cancel_token().clone());
     let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
     Ok(Some(with_table(report(out, opts, "program", start))))
+}
+
+/// Whether `ok` holds on every process of `t`: rank 0 gathers one byte from each other
+/// rank and sends the answer back. Every process calls it before the exploration's
+/// messages start, and waits for rank 0's answer, so these are the first messages each
+/// pair exchanges.
+fn all_ranks_agree<T: Transport + ?Sized>(t: &T, ok: bool) -> bool {
+    if t.rank() == 0 {
+        let mut all = ok;
+        for _ in 1..t.size() {
+            all &= t.receive() == [1];
+        }
+        for rank in 1..t.size() {
+            t.send(rank, &[all as u8]);
+        }
+        all
+    } else {
+        t.send(0, &[ok as u8]);
+        t.receive() == [1]
+    }
 }
 
 /// The report of an exploration of the `backend` unfolding.

@@ -16,9 +16,10 @@
 //! fingerprints, so the event the table keeps is never cut; two different events that
 //! collide would only leave a cutoff uncut (a larger exploration, never a missed state).
 //!
-//! Soundness is ERV's: the least history to a reachable state holds no cutoff (a cutoff
-//! in it would give a smaller history to the same state, the order being adequate), so
-//! every reachable state, dead ones included, is the state of an uncut configuration.
+//! Soundness is the prefix's completeness: every reachable state, dead ones included, is
+//! the state of a configuration of the prefix without cutoff events (ERV's order being
+//! adequate), and the exploration, which cuts exactly where the prefix does, has that
+//! configuration; a dead state's is maximal there.
 
 use super::events::local_hash;
 use crate::engine::CancelToken;
