@@ -228,9 +228,11 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         None
     };
     let canonical = if opts.cutoff == CutoffMode::Canonical {
+        // Ok: the table; Err: how many events the prefix had when time ran out.
         let built = match CanonicalCutoffs::build(sys, budget.deadline(), budget.cancel_token()) {
+            Ok(table) => Ok(table),
             Err(CanonicalError::Model(e)) => return Err(e.into()),
-            built => built,
+            Err(CanonicalError::Stopped(events)) => Err(events),
         };
         // The processes of a distributed run must cut alike: they go on only if every
         // one of them finished its prefix.
@@ -251,11 +253,8 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
                 };
                 let mut report = report(out, opts, "program", start);
                 if let Counters::Qpor(c) = &mut report.stats.counters {
-                    c.canonical_prefix_events = Some(match built {
-                        Ok(table) => table.prefix_events(),
-                        Err(CanonicalError::Stopped(events)) => events,
-                        Err(CanonicalError::Model(_)) => 0,
-                    });
+                    c.canonical_prefix_events =
+                        Some(built.map_or_else(|events| events, |t| t.prefix_events()));
                 }
                 return Ok(Some(report));
             }
