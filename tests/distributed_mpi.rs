@@ -84,11 +84,28 @@ fn two_ranks_count_the_paper_rows_as_one_process_does() {
         "the run never split: {poke}"
     );
     assert!(poke["stats"]["messages"].as_u64().unwrap() > 0);
-    assert_two_ranks_agree(
+    let k1 = ["-D", "S=5", "-D", "R=3", "-k", "1", "--all"];
+    let dist = assert_two_ranks_agree("models/proc/dispatcher.proc", "none", &k1);
+    // k-partial runs split at nodes fixed by the model alone: the SSBs are those of the
+    // same splits in one process.
+    let mut args = vec![
+        "check",
         "models/proc/dispatcher.proc",
+        "--engine",
+        "qpor",
+        "--cutoff",
         "none",
-        &["-D", "S=3", "-D", "R=3", "-k", "1", "--all"],
-    );
+        "--json",
+        "-q",
+        "--fixed-splits",
+    ];
+    args.extend_from_slice(&k1);
+    let (one, _) = report(None, &args);
+    assert!(one["stats"]["tasks"].as_u64().unwrap() > 1, "never split: {one}");
+    assert_eq!(dist["splits"], "fixed", "{dist}");
+    for name in ["ssbs", "events", "tasks"] {
+        assert_eq!(dist["stats"][name], one["stats"][name], "{name}: {dist} {one}");
+    }
     assert_two_ranks_agree(
         "models/proc/mpat.proc",
         "none",

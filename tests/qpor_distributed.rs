@@ -4,8 +4,9 @@
 //! Each rank loads the model itself, so the programs' actions are numbered differently in
 //! each and the messages must name them by key. Compared: maximal configurations,
 //! deadlocks, terminations and dead states, for 2 and 3 ranks, splitting every few nodes
-//! (small runs end before a rank is idle) or only when a rank is idle; in optimal mode no
-//! SSB; and the verdict when stopping at the first deadlock. Without cutoffs, and with
+//! (small runs end before a rank is idle) or as the mode does by default; the SSBs, with
+//! those of the same splits on one thread (`fixed_splits`); in optimal mode no SSB; and
+//! the verdict when stopping at the first deadlock. Without cutoffs, and with
 //! causal ones on the shipped programs and on cyclic random nets.
 
 mod net_support;
@@ -111,6 +112,25 @@ where
                 assert_eq!(count(&par, name), count(&seq, name), "{how}: {name}");
             }
             assert_eq!(dead_states(&par), dead_states(&seq), "{how}: dead states");
+            let one = QporOptions {
+                jobs: 1,
+                fixed_splits: true,
+                ..options(alt, cutoff, false, split_every, false)
+            };
+            let one = check_system(seq_sys, &one, &Budget::unlimited(), &mut Silent, &mut NoTree).unwrap();
+            let same: &[&str] = if alt != AltMode::Optimal || split_every.is_some() {
+                // Split at the same nodes: the same tasks, which create the same events.
+                &["ssbs", "events", "tasks"]
+            } else {
+                &["ssbs"]
+            };
+            for &name in same {
+                assert_eq!(
+                    count(&par, name),
+                    count(&one, name),
+                    "{how}: {name} against one thread"
+                );
+            }
             if alt == AltMode::Optimal {
                 assert_eq!(count(&par, "ssbs"), 0, "{how}: an SSB in optimal mode");
             }

@@ -5,6 +5,9 @@
 //! in optimal mode neither run meets a sleep-set-blocked leaf. Small runs end before any
 //! worker is idle, so the runs here also split every few nodes (`split_every`), which
 //! exercises the splits, the reports and the continuations far more than idle workers do.
+//! The SSB counts of every mode are those of the same splits on one thread
+//! (`fixed_splits`): with k-partial alternatives they differ from Algorithm 1's single
+//! tree, but never with the number of workers.
 
 mod net_support;
 
@@ -34,7 +37,18 @@ fn run<S: System + Sync + ?Sized>(
     split_every: Option<u32>,
     first: bool,
 ) -> Report {
-    let opts = QporOptions {
+    check(sys, &options(alt, cutoff, jobs, split_every, first))
+}
+
+/// The options [`run`] uses.
+fn options(
+    alt: AltMode,
+    cutoff: CutoffMode,
+    jobs: usize,
+    split_every: Option<u32>,
+    first: bool,
+) -> QporOptions {
+    QporOptions {
         alt,
         all: !first,
         cutoff,
@@ -42,8 +56,11 @@ fn run<S: System + Sync + ?Sized>(
         jobs,
         split_every,
         ..QporOptions::default()
-    };
-    check_system(sys, &opts, &Budget::unlimited(), &mut Silent, &mut NoTree).unwrap()
+    }
+}
+
+fn check<S: System + Sync + ?Sized>(sys: &S, opts: &QporOptions) -> Report {
+    check_system(sys, opts, &Budget::unlimited(), &mut Silent, &mut NoTree).unwrap()
 }
 
 fn count(r: &Report, name: &str) -> u64 {
@@ -51,8 +68,8 @@ fn count(r: &Report, name: &str) -> u64 {
 }
 
 /// Runs `sys` sequentially and in parallel (2 and 4 workers, splitting every 1, 3 and 17
-/// nodes or only when a worker is idle) and compares them; then, stopping at the first
-/// deadlock, compares the verdicts.
+/// nodes or as the mode does by default) and compares them, and the SSBs with the same
+/// splits on one thread; then, stopping at the first deadlock, compares the verdicts.
 fn assert_parallel_agrees<S: System + Sync + ?Sized>(sys: &S, cutoff: CutoffMode, what: &str) {
     let what = format!("{what}, {cutoff:?} cutoffs");
     for alt in MODES {
@@ -77,6 +94,19 @@ fn assert_parallel_agrees<S: System + Sync + ?Sized>(sys: &S, cutoff: CutoffMode
                 assert_eq!(count(&par, name), count(&seq, name), "{how}: {name}");
             }
             assert_eq!(dead_states(&par), dead_states(&seq), "{how}: dead states");
+            let one = QporOptions {
+                fixed_splits: true,
+                ..options(alt, cutoff, 1, split_every, false)
+            };
+            let one = check(sys, &one);
+            assert_eq!(one.stopped, None, "{how}, on one thread");
+            for name in ["max_configurations", "ssbs", "deadlocks", "cutoff_leaves"] {
+                assert_eq!(
+                    count(&par, name),
+                    count(&one, name),
+                    "{how}: {name} against one thread"
+                );
+            }
             if alt == AltMode::Optimal {
                 assert_eq!(count(&par, "ssbs"), 0, "{how}: an SSB in optimal mode");
                 assert_eq!(count(&seq, "ssbs"), 0, "{what}: an SSB in optimal mode");

@@ -30,6 +30,12 @@ pub struct CheckArgs {
     /// else 1); qpor with the default ERV cutoffs explores on one thread.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// QPOR: split the exploration into tasks at nodes fixed by the model alone, as --jobs
+    /// above 1 does with k-partial or SDPOR alternatives, even on one thread: every count,
+    /// SSBs included, is then the same for any --jobs (needs --cutoff canonical, distance,
+    /// causal or none).
+    #[arg(long)]
+    fixed_splits: bool,
     #[command(flatten)]
     alt: AltArgs,
     /// QPOR and prefix-sat: the adequate order deciding cutoff events (default: erv);
@@ -180,6 +186,20 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         );
         jobs = Some(1);
     }
+    if a.fixed_splits {
+        if engine != EngineChoice::Qpor {
+            return Err(format!(
+                "--fixed-splits splits the qpor engine's exploration; the {} engine does not take it (give --engine qpor)",
+                engine.name()
+            ));
+        }
+        if !cutoff.same_in_every_replica() {
+            return Err(format!(
+                "--fixed-splits with --cutoff {}: the tasks would cut differently, depending on the order each met the states; give --cutoff canonical, distance, causal or none",
+                cutoff.name()
+            ));
+        }
+    }
     if a.distributed && a.jobs.is_some() {
         return Err(
             "--jobs with --distributed: each process explores on one thread; start more processes (mpirun -np N)"
@@ -209,6 +229,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         started: Some(started),
         max_memory_mb: Some(cap.mb),
         jobs,
+        fixed_splits: a.fixed_splits,
         alt: a.alt.mode()?,
         cutoff,
         max_events: a.max_events,

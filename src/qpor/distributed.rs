@@ -30,7 +30,7 @@
 //! rank 0, which receives whenever it is idle and between the nodes of its own task.
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
-use super::replica::{counted_since, ByKey, Halt, LevelTask, Replica, ReplicaOps, SplitPacer};
+use super::replica::{counted_since, ByKey, Halt, LevelTask, Replica, ReplicaOps, SplitPacer, SplitPolicy};
 use crate::engine::{Budget, Finding, FindingKind, Observer, Pacer, Progress, StepNames, StopReason};
 use crate::system::{find_fault, ActionId, ModelError, System};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
@@ -256,9 +256,10 @@ pub(crate) struct DistributedStats {
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with the processes of
 /// `transport` (see the module documentation); `unfolding` must have cutoffs every
 /// replica decides alike (none, causal, distance or canonical), and its event limit holds for each replica. Every rank calls it with the same model and
-/// options; rank 0 returns the outcome, the others `None`. With `split_every`, a task
-/// splits every this many nodes whether or not a rank is idle (tests make small runs split
-/// so).
+/// options; rank 0 returns the outcome, the others `None`. `split` says when tasks split.
+/// Under [`SplitPolicy::WhenIdle`] a task splits when rank 0 asks for it because a rank is
+/// idle; under the others, at nodes each task decides alone, so that every count is that
+/// of the same policy on one thread.
 pub(crate) fn explore_distributed<S: System + ?Sized, T: Transport + ?Sized>(
     sys: &S,
     unfolding: ProgramOptions,
@@ -266,7 +267,7 @@ pub(crate) fn explore_distributed<S: System + ?Sized, T: Transport + ?Sized>(
     budget: &Budget,
     observer: &mut dyn Observer,
     transport: &T,
-    split_every: Option<u32>,
+    split: SplitPolicy,
 ) -> Result<Option<(ExploreOutcome, DistributedStats)>, ModelError> {
     let budget = budget.with_own_cancel();
     let mut rank = Rank {
@@ -280,7 +281,7 @@ pub(crate) fn explore_distributed<S: System + ?Sized, T: Transport + ?Sized>(
         jobs: VecDeque::new(),
         owned: HashMap::new(),
         hungry: false,
-        split_every,
+        split,
         deepest: 0,
         finished: false,
         splits: 0,
@@ -337,7 +338,8 @@ struct Rank<'s, 'o, S: System + ?Sized, T: Transport + ?Sized> {
     owned: HashMap<u64, Owned<'s, S>>,
     /// Rank 0 asked for a split.
     hungry: bool,
-    split_every: Option<u32>,
+    /// When tasks split.
+    split: SplitPolicy,
     /// The largest configuration at a leaf this rank has reached (see
     /// [`SplitPacer::max_root`]).
     deepest: u64,
@@ -526,6 +528,11 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
                 None => return Err((internal("got a report for a level it lacks"), owned.parent)),
             }
         }
+        // In the order of the keys, not of the reports' arrival: the events' ids in the
+        // replica, and so the combs Alt tries first, must not depend on the timing.
+        for level in &mut levels {
+            level.imports.sort_unstable();
+        }
         let before = r.unf.stats();
         let (d, trail) = match self
             .ops
@@ -557,7 +564,7 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
             sub = sub.resumed_at(trail);
         }
         sub.protect(protect);
-        let mut pacer = SplitPacer::new(self.split_every);
+        let mut pacer = SplitPacer::new(self.split);
         let mut nodes = 0u32;
         let mut observer = crate::engine::Silent;
         loop {
@@ -581,7 +588,7 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
                 Ok(SubtreeEnd::Finished) => break,
                 Ok(SubtreeEnd::Paused) => {
                     self.deepest = self.deepest.max(sub.deepest());
-                    let max_root = pacer.max_root(self.deepest);
+                    let max_root = pacer.max_root(self.deepest, sub.deepest());
                     match self.split(&mut sub, r.id, &mut scope, max_root) {
                         Err(h) => return Err((h, scope)),
                         Ok(split) => {

@@ -5,6 +5,7 @@
 use super::distributed::{explore_distributed, Transport};
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
 use super::parallel::{explore_parallel, ParallelOptions};
+use super::replica::SplitPolicy;
 use super::AltMode;
 use crate::engine::{
     drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, EngineError, Observer,
@@ -42,10 +43,17 @@ pub struct QporOptions {
     /// applies (the program-like unfolding, without cutoffs or with causal, distance or
     /// canonical ones), else the run is sequential.
     pub jobs: usize,
-    /// With several jobs: split the work every this many nodes of the exploration tree
-    /// even when no worker is idle (for tests, which need small runs to split); `None`:
-    /// only when a worker is idle.
+    /// With several jobs: split the work every this many nodes of the exploration tree,
+    /// at any depth, even when no worker is idle (for tests, which need small runs to
+    /// split); `None`: as [`QporOptions::fixed_splits`] says.
     pub split_every: Option<u32>,
+    /// Split the work into tasks at nodes each task decides alone (every few thousand
+    /// nodes), never at the request of an idle worker, even on one thread: every count,
+    /// SSBs included, is then the same for any number of jobs (`--fixed-splits`).
+    /// k-partial and SDPOR runs on several threads always split so; optimal runs, whose
+    /// counts do not depend on where the work is split, otherwise split when a worker is
+    /// idle.
+    pub fixed_splits: bool,
 }
 
 /// The event limit used without cutoffs when none is given: cyclic models have infinite
@@ -64,7 +72,16 @@ impl QporOptions {
     /// the states met so far, which event is a cutoff depends on the order a replica met
     /// them).
     fn parallel(&self) -> bool {
-        self.jobs > 1 && self.cutoff.same_in_every_replica()
+        (self.jobs > 1 || self.fixed_splits) && self.cutoff.same_in_every_replica()
+    }
+
+    /// When the tasks of a parallel or distributed run split (see [`SplitPolicy`]).
+    fn split_policy(&self) -> SplitPolicy {
+        if self.alt == AltMode::Optimal && !self.fixed_splits && self.split_every.is_none() {
+            SplitPolicy::WhenIdle
+        } else {
+            SplitPolicy::fixed(self.split_every)
+        }
     }
 
     fn explore_options(&self) -> ExploreOptions {
@@ -305,13 +322,14 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
             budget,
             observer,
             transport,
-            opts.split_every,
+            opts.split_policy(),
         )?;
         let Some((out, stats)) = explored else {
             return Ok(None);
         };
         let mut report = with_table(report(out, opts, "program", start));
         report.settings.ranks = Some(ranks);
+        report.settings.splits = Some(opts.split_policy().name());
         if let Counters::Qpor(c) = &mut report.stats.counters {
             c.tasks = Some(stats.tasks);
             c.messages = Some(stats.messages);
@@ -327,7 +345,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         };
         let parallel = ParallelOptions {
             jobs: opts.jobs,
-            split_every: opts.split_every,
+            split: opts.split_policy(),
         };
         let (out, stats) = explore_parallel(
             sys,
@@ -339,6 +357,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         )?;
         let mut report = with_table(report(out, opts, "program", start));
         report.settings.jobs = Some(opts.jobs);
+        report.settings.splits = Some(opts.split_policy().name());
         if let Counters::Qpor(c) = &mut report.stats.counters {
             c.tasks = Some(stats.tasks);
         }
@@ -406,6 +425,7 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         unfolding: Some(backend),
         jobs: None,
         ranks: None,
+        splits: None,
         order: None,
     };
     Report::new("qpor", out.findings, out.stopped, stats, settings)

@@ -22,11 +22,28 @@
 //! known, so in optimal mode no task meets a sleep-set-blocked leaf, and the classes being
 //! disjoint, the maximal configurations (and deadlocks) are exactly the sequential run's.
 //! With k-partial alternatives the set of maximal configurations is the same, but how many
-//! SSBs are met depends on the order in which D grew, which differs.
+//! SSBs are met depends on the order in which D grew, which differs: the split explores
+//! another tree than Algorithm 1's single one.
+//!
+//! # Counts that do not depend on the threads
+//! Algorithm 1's own tree cannot be shared out with its counts: every Alt call needs U as
+//! the whole left subtree left it, so its calls form one chain in depth-first order. What
+//! can be made independent of the threads is the split tree. A task's exploration is a
+//! function of its root, its node and its replica, and a fresh replica holds only what the
+//! task replays; so the counts depend only on where the tasks split and on the order in
+//! which a continuation's replica creates the events reported to it. Under
+//! [`SplitPolicy::Fixed`] each task splits every few thousand of its own nodes, at the
+//! shallowest node allowed by its own deepest leaf, never because a worker is idle; and
+//! a continuation imports what was reported to it sorted by the actions' keys, not in the
+//! order the reports arrived. Every count (SSBs and events created included) is then the
+//! same on one worker (`--fixed-splits`) and on any number, and across processes
+//! (tests/qpor_parallel.rs, tests/qpor_distributed.rs). k-partial and SDPOR runs split so;
+//! optimal runs, whose counts do not depend on the splits, split when a worker is idle
+//! ([`SplitPolicy::WhenIdle`]), which follows the load more closely.
 //!
 //! # When to split, and where
-//! A task runs Algorithm 1 sequentially until a worker is idle. Then it pauses at its next
-//! node and looks for the shallowest node l of its trail whose chosen event e_l has
+//! A task runs Algorithm 1 sequentially until a worker is idle (or, under fixed splits,
+//! until it has passed a number of nodes). Then it pauses at its next node and looks for the shallowest node l of its trail whose chosen event e_l has
 //! siblings X ∋ e_l in en(C_l) \ D_l pairwise in conflict (shallow classes hold the most
 //! work). The tasks of X \ {e_l} go to the pool; the trail below l goes on as the task of
 //! e_l; what the levels down to l still had to do (their right children, with D_l ∪ X at
@@ -54,7 +71,7 @@
 //! (`unfold::program::canonical`).
 
 use super::explore::{ExploreOptions, ExploreOutcome, NoTree, Subtree, SubtreeEnd};
-use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps, SplitPacer};
+use super::replica::{counted_since, ById, Halt, LevelTask, Replica, ReplicaOps, SplitPacer, SplitPolicy};
 use crate::engine::{Budget, Finding, FindingKind, Observer, Progress, StepNames};
 use crate::system::{find_fault, ActionId, ModelError, System};
 use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
@@ -117,8 +134,8 @@ struct Shared<'a, S: ?Sized> {
     /// The caller's time limit with a cancel token of the workers' own.
     budget: Budget,
     jobs: usize,
-    /// See [`ParallelOptions::split_every`].
-    split_every: Option<u32>,
+    /// When tasks split.
+    split: SplitPolicy,
     /// Tasks given to the pool that have not started.
     queued: AtomicUsize,
     /// Workers running a task.
@@ -162,9 +179,8 @@ pub(crate) struct ParallelStats {
 pub(crate) struct ParallelOptions {
     /// Worker threads.
     pub jobs: usize,
-    /// Split every this many nodes, whether or not a worker is idle (tests use it to make
-    /// small runs split often); `None`: only when a worker is idle.
-    pub split_every: Option<u32>,
+    /// When tasks split.
+    pub split: SplitPolicy,
 }
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with worker threads (see the
@@ -187,7 +203,7 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
         unfolding,
         budget: budget.with_own_cancel(),
         jobs,
-        split_every: parallel.split_every,
+        split: parallel.split,
         queued: AtomicUsize::new(0),
         active: AtomicUsize::new(0),
         deepest: AtomicU64::new(0),
@@ -219,6 +235,7 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
     std::thread::scope(|threads| {
         let shared = &shared;
         let pool = &pool;
+        let caller = std::thread::current();
         let workers = threads.spawn(move || {
             pool.scope(|scope| {
                 let first = Fresh {
@@ -227,11 +244,13 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
                     scope: None,
                 };
                 give(scope, shared, first);
-            })
+            });
+            // A small run ends well within a poll: the caller need not sleep it out.
+            caller.unpark();
         });
         let mut last_progress = 0.0;
         while !workers.is_finished() {
-            std::thread::sleep(POLL);
+            std::thread::park_timeout(POLL);
             if let Some(why) = budget.exhausted() {
                 shared.budget.cancel_token().stop(why);
             }
@@ -454,7 +473,16 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
     /// and the trail level by level, with what the other tasks reported, and goes back up.
     fn resume(&mut self, r: &mut Replica<'s, S>, split: Arc<Split<'s, S>>) -> Result<Ended<'s, S>, Halt> {
         let before = r.unf.stats();
-        let levels = lock(&split.levels).take().unwrap_or_default();
+        let mut levels = lock(&split.levels).take().unwrap_or_default();
+        // In the order of the actions' keys, not of the reports' arrival (nor of the ids,
+        // which the threads hand out as they meet actions): the events' ids in the replica,
+        // and so the combs Alt tries first, must not depend on the timing.
+        let sys = self.shared.sys;
+        for level in &mut levels {
+            level
+                .imports
+                .sort_by_cached_key(|desc| desc.iter().map(|&a| sys.action_key(a)).collect::<Vec<_>>());
+        }
         let (d, trail) = self.ops.resumed(&mut r.unf, &mut ById, split.root_len, &levels)?;
         let shared = self.shared;
         let mut tree = NoTree;
@@ -484,14 +512,14 @@ impl<'s, S: System + Sync + ?Sized> Worker<'_, 's, S> {
         let shared = self.shared;
         let slot = rayon::current_thread_index().unwrap_or(0) % shared.jobs;
         let mut observer = SlotObserver(&shared.running[slot]);
-        let mut pacer = SplitPacer::new(shared.split_every);
+        let mut pacer = SplitPacer::new(shared.split);
         loop {
             let mut pause = || pacer.pause(|| shared.hungry());
             match sub.run(&mut observer, &mut pause).map_err(Halt::Model)? {
                 SubtreeEnd::Finished => break,
                 SubtreeEnd::Paused => {
                     let deepest = shared.deepest.fetch_max(sub.deepest(), Ordering::Relaxed);
-                    let max_root = pacer.max_root(deepest.max(sub.deepest()));
+                    let max_root = pacer.max_root(deepest, sub.deepest());
                     let split = self.split(&mut sub, id, &mut scope, max_root)?;
                     pacer.looked(split);
                 }

@@ -28,21 +28,65 @@ const SPLIT_RETRY_NODES: u32 = 8;
 /// The most nodes passed between two looks for a split: each look walks the trail.
 const SPLIT_RETRY_MAX: u32 = 1 << 14;
 
-/// When a running task pauses to look for a split: while someone waits for work (or every
-/// `split_every` nodes, for tests), except that after a look that found nothing it passes
-/// a number of nodes first, doubling while nothing is found.
+/// When a task looks for a split, and how deep it may split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SplitPolicy {
+    /// While a worker (or rank) waits for work, at nodes in the upper half of the deepest
+    /// leaf any task reached: the work follows the idle workers, but which nodes are split
+    /// depends on the timing. Maximal configurations, deadlocks and dead states do not;
+    /// in optimal mode SSBs do not either (there are none), but with k-partial
+    /// alternatives they do: Alt depends on the order in which D grew.
+    WhenIdle,
+    /// Every this many nodes of a task, at nodes in the upper half of the deepest leaf
+    /// the task itself reached: which nodes are split is decided by each task's own
+    /// exploration, never by the timing or the number of workers, so every count is the
+    /// same on one thread and on many (see [`super::parallel`], "Counts that do not
+    /// depend on the threads").
+    Fixed(u32),
+    /// Every this many nodes, at any depth: tests make small runs split often with it.
+    /// Decided by the tasks alone, as `Fixed` is.
+    Every(u32),
+}
+
+impl SplitPolicy {
+    /// The policy as the report names it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SplitPolicy::WhenIdle => "when-idle",
+            SplitPolicy::Fixed(_) | SplitPolicy::Every(_) => "fixed",
+        }
+    }
+
+    /// The policy under which every count is the same on any number of workers, splitting
+    /// every `n` nodes at any depth if given (tests).
+    pub(crate) fn fixed(every: Option<u32>) -> Self {
+        match every {
+            Some(n) => SplitPolicy::Every(n.max(1)),
+            None => SplitPolicy::Fixed(FIXED_SPLIT_NODES),
+        }
+    }
+}
+
+/// How many nodes a task explores between two looks for a split under
+/// [`SplitPolicy::Fixed`]. Each task replays its root in a fresh replica, so a task must
+/// be worth more than its replay, and the pool needs enough tasks to keep the workers
+/// busy; measured in benches/README.md ("Counts that do not depend on the threads").
+pub(crate) const FIXED_SPLIT_NODES: u32 = 4096;
+
+/// When a running task pauses to look for a split (see [`SplitPolicy`]); after a look
+/// that found nothing it passes a number of nodes first, doubling while nothing is found.
 pub(super) struct SplitPacer {
-    split_every: Option<u32>,
+    policy: SplitPolicy,
     nodes: u32,
     wait: u32,
     backoff: u32,
 }
 
 impl SplitPacer {
-    /// A pacer for one exploration, pausing every `split_every` nodes if given.
-    pub(super) fn new(split_every: Option<u32>) -> Self {
+    /// A pacer for one exploration.
+    pub(super) fn new(policy: SplitPolicy) -> Self {
         SplitPacer {
-            split_every: split_every.map(|n| n.max(1)),
+            policy,
             nodes: 0,
             wait: 0,
             backoff: SPLIT_RETRY_NODES,
@@ -55,26 +99,30 @@ impl SplitPacer {
             self.wait -= 1;
             return false;
         }
-        match self.split_every {
-            Some(n) => {
+        match self.policy {
+            SplitPolicy::Every(n) | SplitPolicy::Fixed(n) => {
                 self.nodes += 1;
                 self.nodes % n == 0
             }
-            None => hungry(),
+            SplitPolicy::WhenIdle => hungry(),
         }
     }
 
     /// The most events the configuration of a split node may have, given the deepest
-    /// leaf reached so far: half of it, or no bound when splitting every few nodes
-    /// (tests). Tasks rooted in the deeper half of the tree were mostly too small to pay
-    /// for the replay of their root in a fresh replica and for the continuation's
-    /// resume: Pol(12,3) on two threads made 1 800 tasks below depth 77 of 138, spent a
-    /// third of their time replaying roots, and ran slower than one thread
-    /// (benches/README.md). Before any leaf only the root may be split.
-    pub(super) fn max_root(&self, deepest: u64) -> usize {
-        match self.split_every {
-            Some(_) => usize::MAX,
-            None => usize::try_from(deepest / 2).unwrap_or(usize::MAX),
+    /// leaf any task reached so far (`deepest_seen`) and the one this exploration reached
+    /// (`deepest_here`): half of the first under `WhenIdle`, half of the second under
+    /// `Fixed` (which must not depend on other tasks), no bound under `Every` (tests).
+    /// Tasks rooted in the deeper half of the tree were mostly too small to pay for the
+    /// replay of their root in a fresh replica and for the continuation's resume:
+    /// Pol(12,3) on two threads made 1 800 tasks below depth 77 of 138, spent a third of
+    /// their time replaying roots, and ran slower than one thread (benches/README.md).
+    /// Before any leaf only the root may be split.
+    pub(super) fn max_root(&self, deepest_seen: u64, deepest_here: u64) -> usize {
+        let half = |d: u64| usize::try_from(d / 2).unwrap_or(usize::MAX);
+        match self.policy {
+            SplitPolicy::WhenIdle => half(deepest_seen.max(deepest_here)),
+            SplitPolicy::Fixed(_) => half(deepest_here),
+            SplitPolicy::Every(_) => usize::MAX,
         }
     }
 
