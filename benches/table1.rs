@@ -87,6 +87,9 @@ fn run(row: &Row, mode: &str, timeout: u64) -> Run {
     } else {
         args.push("-k".into());
         args.push(mode.into());
+        // Algorithm 1's own tree, whose SSBs the paper counts (without it the run
+        // splits its work into tasks, which meet other SSBs).
+        args.push("--single-tree".into());
     }
     common::check(&format!("models/proc/{}.proc", row.model), &args)
 }

@@ -105,35 +105,36 @@ fn qpor_explores_on_two_threads_when_asked_and_counts_alike() {
     assert_eq!(seq["stats"]["max_configurations"], 844);
 }
 
-/// A k-partial run on two threads splits its work at nodes fixed by the model alone: its
-/// counts, SSBs included, are those of `--fixed-splits` on one thread, and the report says
-/// why they differ from the single tree's. Fixed splits need QPOR and cutoffs every task
-/// decides alike.
+/// A k-partial run without cutoffs splits its work at nodes fixed by the model alone: its
+/// counts, SSBs and events included, are the same on one thread and two, and the report
+/// says why its SSBs differ from those of Algorithm 1's single tree (`--single-tree`,
+/// one thread only, and QPOR's only).
 #[test]
-fn a_split_k_partial_run_counts_alike_on_any_number_of_threads_and_says_so() {
+fn a_k_partial_run_counts_alike_on_any_number_of_threads_and_says_why() {
     let line =
         "check --engine qpor --cutoff none --all --json models/proc/dispatcher.proc -D S=5 -D R=3 -k 2";
-    let par = json(&qpor_line_exits(&format!("{line} --jobs 2"), 0));
-    let one = json(&qpor_line_exits(&format!("{line} --jobs 1 --fixed-splits"), 0));
-    assert_eq!(par["splits"], "fixed");
+    let two = json(&qpor_line_exits(&format!("{line} --jobs 2"), 0));
+    let one = json(&qpor_line_exits(&format!("{line} --jobs 1"), 0));
+    assert_eq!(two["splits"], "fixed");
     assert_eq!(one["splits"], "fixed");
     assert!(one["stats"]["tasks"].as_u64().unwrap() > 1, "{one}");
     for field in ["max_configurations", "ssbs", "terminations", "events", "tasks"] {
-        assert_eq!(par["stats"][field], one["stats"][field], "{field}");
+        assert_eq!(two["stats"][field], one["stats"][field], "{field}");
     }
-    let single = json(&qpor_line_exits(&format!("{line} --jobs 1"), 0));
+    let single = json(&qpor_line_exits(&format!("{line} --single-tree"), 0));
     assert!(single.get("splits").is_none(), "{single}");
+    assert!(single["stats"].get("tasks").is_none(), "{single}");
     assert_eq!(
         single["stats"]["max_configurations"],
-        par["stats"]["max_configurations"]
+        two["stats"]["max_configurations"]
     );
 
     let text = "check --engine qpor --cutoff none --all models/proc/dispatcher.proc -D S=3 -D R=2";
     let note = "the SSBs are those of the tasks' tree";
-    let split = stdout(&qpor_line_exits(&format!("{text} -k 2 --jobs 2"), 0));
+    let split = stdout(&qpor_line_exits(&format!("{text} -k 2"), 0));
     assert!(split.contains(note), "{split}");
     for quiet in [
-        format!("{text} -k 2 --jobs 1"),
+        format!("{text} -k 2 --single-tree"),
         format!("{text} --optimal --jobs 2"),
     ] {
         let out = stdout(&qpor_line_exits(&quiet, 0));
@@ -141,10 +142,10 @@ fn a_split_k_partial_run_counts_alike_on_any_number_of_threads_and_says_so() {
     }
 
     for (refused, says) in [
-        ("check --fixed-splits models/proc/pi.proc", "--engine qpor"),
+        ("check --single-tree models/proc/pi.proc", "--engine qpor"),
         (
-            "check --engine qpor --fixed-splits models/proc/pi.proc",
-            "--cutoff canonical",
+            "check --engine qpor --cutoff none --single-tree --jobs 2 models/proc/pi.proc",
+            "one thread",
         ),
     ] {
         let o = qpor_line_exits(refused, 2);

@@ -101,13 +101,15 @@ pub struct CheckOptions {
     /// Stop every engine, inconclusive, when the process holds more than this many
     /// megabytes.
     pub max_memory_mb: Option<u64>,
-    /// The portfolio: how many engines run at once (`None`: one per core); QPOR alone
-    /// without cutoffs: how many threads explore (`None`: one per core in optimal mode,
-    /// else one).
+    /// The portfolio: how many engines run at once (`None`: one per core); QPOR alone,
+    /// with cutoffs every thread decides alike (none, causal, distance, canonical): how
+    /// many threads explore (`None`: one per core).
     pub jobs: Option<usize>,
-    /// QPOR: split the exploration into tasks at nodes each task decides alone, even on
-    /// one thread, so that every count is the same for any `jobs` (`--fixed-splits`).
-    pub fixed_splits: bool,
+    /// QPOR alone: explore Algorithm 1's single tree, on one thread (`--single-tree`).
+    /// Without it, k-partial and SDPOR runs with cutoffs every task decides alike (none,
+    /// causal, distance, canonical) split their work into tasks at nodes fixed by the model
+    /// alone, on `jobs` threads, and every count is the same for any `jobs`.
+    pub single_tree: bool,
     /// QPOR: how alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
     pub alt: AltMode,
     /// QPOR and prefix-sat: the adequate order for cutoffs.
@@ -144,14 +146,16 @@ impl CheckOptions {
             distance_states: self.distance_states,
             no_prune: self.no_prune,
             unfolding: self.unfolding,
-            // See `qpor_jobs_default`. In the portfolio QPOR's share of
-            // the cores is one thread.
+            // In the portfolio QPOR's share of the cores is one thread, and it explores
+            // the single tree, which needs no replays.
             jobs: match self.engine {
-                EngineChoice::Qpor => self.jobs.unwrap_or_else(|| qpor_jobs_default(self.alt)),
+                EngineChoice::Qpor if !self.single_tree => self.jobs.unwrap_or_else(cores),
                 _ => 1,
             },
             split_every: None,
-            fixed_splits: self.fixed_splits,
+            fixed_splits: self.engine == EngineChoice::Qpor
+                && !self.single_tree
+                && self.alt != AltMode::Optimal,
         }
     }
 
@@ -214,19 +218,6 @@ impl CheckOptions {
             EngineChoice::Lp => Box::new(self.lp()),
             EngineChoice::PrefixSat => Box::new(self.prefix_sat()),
         })
-    }
-}
-
-/// QPOR's worker threads when `--jobs` is not given: one per core in optimal mode, where
-/// the parallel exploration gives exactly the sequential counts (on two cores, at the
-/// paper's sizes: 1.3–1.5× faster on Disp, Mpat and MPC, within 3 % on Pi and Pol;
-/// benches/README.md); one with k-partial alternatives or SDPOR's, whose split
-/// exploration (the same on any number of threads) meets other SSBs than the single tree
-/// of Algorithm 1, so that a run's counts are the paper's algorithm's unless asked.
-fn qpor_jobs_default(alt: AltMode) -> usize {
-    match alt {
-        AltMode::Optimal => cores(),
-        AltMode::KPartial(_) | AltMode::Sdpor => 1,
     }
 }
 

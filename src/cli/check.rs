@@ -26,16 +26,18 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto", value_parser = engine_parser())]
     engine: EngineChoice,
     /// auto: how many engines run at once (default: one per core); qpor with --cutoff
-    /// canonical, distance, causal or none: how many threads explore (default: one per core with --optimal,
-    /// else 1); qpor with the default ERV cutoffs explores on one thread.
+    /// canonical, distance, causal or none: how many threads explore (default: one per
+    /// core; every count is the same for any N); qpor with the default ERV cutoffs explores
+    /// on one thread.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// QPOR: split the exploration into tasks at nodes fixed by the model alone, as --jobs
-    /// above 1 does with k-partial or SDPOR alternatives, even on one thread: every count,
-    /// SSBs included, is then the same for any --jobs (needs --cutoff canonical, distance,
-    /// causal or none).
+    /// QPOR: explore Algorithm 1's single tree, as the paper does, on one thread. Without
+    /// it, k-partial and SDPOR runs with --cutoff canonical, distance, causal or none split
+    /// the work into tasks at nodes fixed by the model alone (their SSB counts are those
+    /// of the tasks' tree, the same for any --jobs); ERV and McMillan runs always explore
+    /// the single tree.
     #[arg(long)]
-    fixed_splits: bool,
+    single_tree: bool,
     #[command(flatten)]
     alt: AltArgs,
     /// QPOR and prefix-sat: the adequate order deciding cutoff events (default: erv);
@@ -186,18 +188,22 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         );
         jobs = Some(1);
     }
-    if a.fixed_splits {
+    if a.single_tree {
         if engine != EngineChoice::Qpor {
             return Err(format!(
-                "--fixed-splits splits the qpor engine's exploration; the {} engine does not take it (give --engine qpor)",
+                "--single-tree sets the qpor engine's exploration; the {} engine does not take it (give --engine qpor)",
                 engine.name()
             ));
         }
-        if !cutoff.same_in_every_replica() {
+        if let Some(n) = a.jobs.filter(|&n| n > 1) {
             return Err(format!(
-                "--fixed-splits with --cutoff {}: the tasks would cut differently, depending on the order each met the states; give --cutoff canonical, distance, causal or none",
-                cutoff.name()
+                "--single-tree with --jobs {n}: Algorithm 1's single tree is explored on one thread (each Alt call needs U as the whole subtree before it left it); drop --single-tree to split the work into tasks"
             ));
+        }
+        if a.distributed {
+            return Err(
+                "--single-tree with --distributed: the single tree is explored by one process".into(),
+            );
         }
     }
     if a.distributed && a.jobs.is_some() {
@@ -229,7 +235,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         started: Some(started),
         max_memory_mb: Some(cap.mb),
         jobs,
-        fixed_splits: a.fixed_splits,
+        single_tree: a.single_tree,
         alt: a.alt.mode()?,
         cutoff,
         max_events: a.max_events,

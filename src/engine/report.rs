@@ -232,7 +232,7 @@ pub struct Settings {
     /// Processes of a distributed exploration, if it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranks: Option<usize>,
-    /// Where a split exploration (parallel, distributed, or `--fixed-splits`) split its
+    /// Where a split exploration (parallel, distributed, or k-partial on one thread) split its
     /// work: `fixed` (at nodes each task decides alone: every count is the same for any
     /// number of workers) or `when-idle` (while a worker waited for work).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -89,7 +89,7 @@ fn schedule_note(settings: &Settings) -> Option<String> {
         return None;
     }
     Some(match splits {
-        "fixed" => "note: the work was split into tasks at fixed nodes: the counts are the same on any number of workers, but the SSBs are those of the tasks' tree, not of the single tree of a run on one thread without --fixed-splits".to_string(),
+        "fixed" => "note: the work was split into tasks at nodes fixed by the model: every count is the same on any number of threads, and the SSBs are those of the tasks' tree (--single-tree: Algorithm 1's single tree, on one thread)".to_string(),
         _ => "note: the work was split where workers were idle: the SSB count depends on the schedule (the maximal configurations and deadlocks do not)".to_string(),
     })
 }

@@ -36,7 +36,7 @@
 //! shallowest node allowed by its own deepest leaf, never because a worker is idle; and
 //! a continuation imports what was reported to it sorted by the actions' keys, not in the
 //! order the reports arrived. Every count (SSBs and events created included) is then the
-//! same on one worker (`--fixed-splits`) and on any number, and across processes
+//! same on one worker (`fixed_splits`) and on any number, and across processes
 //! (tests/qpor_parallel.rs, tests/qpor_distributed.rs). k-partial and SDPOR runs split so;
 //! optimal runs, whose counts do not depend on the splits, split when a worker is idle
 //! ([`SplitPolicy::WhenIdle`]), which follows the load more closely.
