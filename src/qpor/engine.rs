@@ -49,11 +49,10 @@ pub struct QporOptions {
     pub split_every: Option<u32>,
     /// Split the work into tasks at nodes each task decides alone (every few thousand
     /// nodes), never at the request of an idle worker, even on one thread: every count,
-    /// SSBs included, is then the same for any number of jobs. The CLI sets it for k-partial
-    /// and SDPOR runs unless `--single-tree` is given.
-    /// k-partial and SDPOR runs on several threads always split so; optimal runs, whose
-    /// counts do not depend on where the work is split, otherwise split when a worker is
-    /// idle.
+    /// SSBs included, is then the same for any number of jobs. k-partial and SDPOR runs on
+    /// several threads always split so, and the CLI sets it for them on one thread too
+    /// unless `--single-tree` is given; optimal runs, whose counts do not depend on where
+    /// the work is split, otherwise split when a worker is idle.
     pub fixed_splits: bool,
 }
 
