@@ -65,12 +65,13 @@ mod system;
 mod unfold;
 mod walk;
 
+pub use check::saved::{read_saved_witness, replay_saved, ReplayFailure, Replayed, SavedStep, SavedWitness};
 pub use check::{check, check_distributed, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
     EngineRun, ExplicitCounters, Finding, FindingKind, LpCounters, Observer, PrefixSatCounters, Progress,
-    QporCounters, ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, Stats, StepNames,
-    StopReason, StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
+    QporCounters, ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, StateEntries, Stats,
+    StepNames, StopReason, StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -80,7 +81,8 @@ pub use source::Pos;
 pub use system::invariants::Safeness;
 pub use system::model::{Model, ModelInfo, NetInfo, SystemOptions};
 pub use system::{
-    classify_dead, find_fault, ActionId, CompId, DeadKind, Local, ModelError, Step, System, TouchSet,
+    classify_dead, find_fault, ActionId, CompId, DeadKind, Local, ModelError, StateValue, Step, System,
+    TouchSet,
 };
 
 /// P/T nets: the data, its ids, its view as a component system, and the structural
@@ -198,7 +200,7 @@ pub mod dot {
     pub use crate::export::dot::prefix::write_prefix;
     pub use crate::export::dot::system::{sketch_system, write_system, SystemSketch};
     pub use crate::export::dot::tree::{write_tree, TreeRecorder};
-    pub use crate::export::dot::{DotOptions, Highlight, Incomplete};
+    pub use crate::export::dot::{DotOptions, Highlight, Incomplete, MarkingHighlight};
 }
 
 /// The paper's NP-hardness reductions (Theorems 4.1–4.3): instances from CNF formulas,

@@ -90,12 +90,16 @@ enum Command {
     Info(cli::info::InfoArgs),
     /// Convert a model to another net format.
     Convert(cli::convert::ConvertArgs),
-    /// Make an NP-hardness instance (PES, program or net) from a CNF formula.
-    Reduce(cli::reduce::ReduceArgs),
+    /// Make an NP-hardness instance of the QPOR paper (PES, program or net) from a CNF
+    /// formula.
+    Hardness(cli::hardness::HardnessArgs),
     /// Shrink a net with structural reductions that keep deadlocks, and write the result.
     ReduceNet(cli::reduce_net::ReduceNetArgs),
-    /// Answer a reduction instance with qpor's own Alt or cex (exit 0 yes, 1 no).
+    /// Answer a hardness instance with qpor's own Alt or cex (exit 0 yes, 1 no).
     Decide(cli::decide::DecideArgs),
+    /// Replay a saved witness (from `check --witness-file` or `check --json`) on a model
+    /// (exit 0 it does what it claims, 1 it fails, naming the step).
+    Replay(cli::replay::ReplayArgs),
     /// Draw a model, its unfolding prefix, its event structure or the QPOR exploration
     /// tree with Graphviz (DOT, SVG, PNG).
     Dot(cli::dot::DotArgs),
@@ -112,9 +116,10 @@ fn main() -> ExitCode {
         Command::Check(a) => cli::check::run(a),
         Command::Info(a) => cli::info::run(a),
         Command::Convert(a) => cli::convert::run(a),
-        Command::Reduce(a) => cli::reduce::run(a),
+        Command::Hardness(a) => cli::hardness::run(a),
         Command::ReduceNet(a) => cli::reduce_net::run(a),
         Command::Decide(a) => cli::decide::run(a),
+        Command::Replay(a) => cli::replay::run(a),
         Command::Dot(a) => cli::dot::run(a),
         Command::Unfold(a) => cli::unfold::run(a),
         Command::Mcc(a) => cli::mcc::run(a),
@@ -123,7 +128,39 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(message) => {
             eprintln!("error: {message}");
+            // A script that asked for JSON reads standard output: the error is there too.
+            if std::env::args_os().skip(2).any(|a| a == "--json") {
+                println!("{}", error_json(&message));
+            }
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
+}
+
+/// The JSON form of an error: `{"error": {"message": …}}`, with `file`, `line` and
+/// `column` when the message starts with the `file:line:col: ` of a reader's error.
+fn error_json(message: &str) -> serde_json::Value {
+    let at = message
+        .char_indices()
+        .filter(|&(_, c)| c == ':')
+        .find_map(|(i, _)| {
+            let (line, rest) = message[i + 1..].split_once(':')?;
+            let (column, text) = rest.split_once(": ")?;
+            Some((
+                &message[..i],
+                line.parse::<u64>().ok()?,
+                column.parse::<u64>().ok()?,
+                text,
+            ))
+        });
+    let error = match at {
+        Some((file, line, column, text)) if !file.is_empty() => serde_json::json!({
+            "message": text,
+            "file": file,
+            "line": line,
+            "column": column,
+        }),
+        _ => serde_json::json!({ "message": message }),
+    };
+    serde_json::json!({ "error": error })
 }

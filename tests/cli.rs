@@ -78,7 +78,11 @@ fn check_json_has_the_documented_shape() {
     assert_eq!(v["verdict"], "deadlock");
     assert_eq!(v["engine"], "explicit");
     assert_eq!(v["witness"].as_array().unwrap().len(), 5);
-    assert!(v["witness"][0].as_str().unwrap().starts_with("take_first_"));
+    assert!(v["witness"][0]["name"]
+        .as_str()
+        .unwrap()
+        .starts_with("take_first_"));
+    assert!(v["witness"][0]["id"].as_str().unwrap().starts_with('t'));
     assert_eq!(v["stats"]["states"].as_u64(), Some(82));
     assert!(v["stats"]["seconds"].as_f64().unwrap() >= 0.0);
     assert!(v["stats"]["peak_rss_bytes"].as_u64().unwrap() > 0);
@@ -131,11 +135,11 @@ fn a_k_partial_run_counts_alike_on_any_number_of_threads_and_says_why() {
 
     let text = "check --engine qpor --cutoff none --all models/proc/dispatcher.proc -D S=3 -D R=2";
     let note = "the SSBs are those of the tasks' tree";
-    let split = stdout(&qpor_line_exits(&format!("{text} -k 2"), 0));
+    let split = stdout(&qpor_line_exits(&format!("{text} -k 2 -v"), 0));
     assert!(split.contains(note), "{split}");
     for quiet in [
-        format!("{text} -k 2 --single-tree"),
-        format!("{text} --optimal --jobs 2"),
+        format!("{text} -k 2 --single-tree -v"),
+        format!("{text} --optimal --jobs 2 -v"),
     ] {
         let out = stdout(&qpor_line_exits(&quiet, 0));
         assert!(!out.contains("note: the work was split"), "{quiet}: {out}");
@@ -298,7 +302,10 @@ fn cyclic_models_without_cutoffs_hit_the_event_limit() {
     let v = inconclusive(
         "check --engine qpor --json --cutoff none --max-events 500 models/nets/token-ring-5.pnml",
     );
-    assert!(v["stopped"].as_str().unwrap().contains("event limit of 500"));
+    assert!(v["stopped"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("event limit of 500"));
 }
 
 #[test]
@@ -330,7 +337,7 @@ fn limits_make_the_run_inconclusive_with_exit_3() {
     let v = inconclusive(
         "check --engine explicit --json --max-states 100 models/nets/philosophers-ordered-10.pnml",
     );
-    assert!(v["stopped"].as_str().unwrap().contains("state limit"));
+    assert!(v["stopped"]["message"].as_str().unwrap().contains("state limit"));
     let o = qpor_line("check --engine explicit --max-states 100 models/nets/philosophers-ordered-10.pnml");
     assert!(stdout(&o).contains("inconclusive"));
     // --max-states is an option of the explicit engine.
@@ -392,7 +399,7 @@ fn info_reports_sizes() {
     let out = stdout(&o);
     assert!(out.contains("places: 25"), "{out}");
     assert!(out.contains("NUPN: 11 units"), "{out}");
-    assert!(out.contains("components: 10 (10 unit)"), "{out}");
+    assert!(out.contains("components: 10 (10 units)"), "{out}");
     let o = qpor_line("info --components places models/mcc2023/Philosophers-PT-000005.pnml");
     assert!(stdout(&o).contains("components: 25 (25 place)"), "{}", stdout(&o));
 }
@@ -426,7 +433,7 @@ fn general_backend_checks_stop_at_the_time_limit() {
     let net = dir.path().join("wide.pnml");
     qpor_exits(
         &[
-            "reduce",
+            "hardness",
             cnf.to_str().unwrap(),
             "--to",
             "net",
@@ -454,7 +461,10 @@ fn general_backend_checks_stop_at_the_time_limit() {
         "check --engine qpor --unfolding general --time-limit 0.5 --json models/mcc2023/Kanban-PT-00005.pnml",
     );
     assert_eq!(v["unfolding"], "general");
-    assert!(v["stopped"].as_str().unwrap().contains("time limit"), "{v}");
+    assert!(
+        v["stopped"]["message"].as_str().unwrap().contains("time limit"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -485,9 +495,14 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
     assert_eq!(winner["ended"], "answered");
     assert_eq!(winner["verdict"], "deadlock");
     assert!(winner["stats"]["seconds"].as_f64().is_some());
-    let out = stdout(&qpor_line("check models/nets/token-ring-5.pnml"));
+    let out = stdout(&qpor_line("check -v models/nets/token-ring-5.pnml"));
     assert!(out.contains("answered by: "), "{out}");
     assert!(out.contains("portfolio: "), "{out}");
+    // By default: the verdict, and one line of statistics naming the engine that answered.
+    let out = stdout(&qpor_line("check models/nets/token-ring-5.pnml"));
+    assert!(out.lines().count() <= 10, "{out}");
+    assert!(!out.contains("not-started"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("  answered by ")), "{out}");
 }
 
 #[test]
@@ -594,7 +609,10 @@ fn a_model_can_come_from_standard_input() {
 fn the_memory_limit_ends_the_run_inconclusive() {
     let v = inconclusive("check --json --max-memory 1 models/proc/philosophers-ordered.proc -D N=30");
     assert!(
-        v["stopped"].as_str().unwrap().contains("memory limit of 1 MB"),
+        v["stopped"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("memory limit of 1 MB"),
         "{v}"
     );
     qpor_line_exits("check --max-memory 0 models/nets/token-ring-5.pnml", 2);
@@ -679,7 +697,13 @@ fn prefix_sat_answers_from_the_prefix_and_unfold_writes_its_formula() {
     assert_eq!(text.lines().next(), Some(header.as_str()));
     // An incomplete prefix proves nothing: inconclusive, and no formula written.
     let v = inconclusive("check --engine prefix-sat --json --max-events 5 models/nets/dekker.pnml");
-    assert!(v["stopped"].as_str().unwrap().contains("event limit of 5"), "{v}");
+    assert!(
+        v["stopped"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("event limit of 5"),
+        "{v}"
+    );
     let o = qpor_exits(
         &[
             "unfold",

@@ -667,6 +667,7 @@ fn max_events_cuts_the_picture_with_a_note() {
     let p = model_prefix(&model, 200);
     assert_eq!(p.events.len(), 200);
     let opts = DotOptions {
+        marking: None,
         max_events: Some(30),
         ..DotOptions::default()
     };
@@ -724,6 +725,7 @@ fn deadlock_highlight_fills_the_philosophers_deadlock() {
     let expected: BTreeSet<String> = (0..5).map(|i| format!("take_first_{i}")).collect();
     assert_eq!(labels, expected.iter().map(String::as_str).collect());
     let opts = DotOptions {
+        marking: None,
         highlight: Some(Highlight {
             events: events.clone(),
             caption: "deadlock".into(),
@@ -1357,7 +1359,7 @@ fn explicit_event_structures_are_drawn_from_pes_files() {
     std::fs::write(&small, SMALL_PES).unwrap();
     let reduced = dir.path().join("three-vars.pes");
     qpor_ok(&[
-        "reduce",
+        "hardness",
         "models/cnf/three-vars.cnf",
         "--to",
         "pes",

@@ -499,7 +499,7 @@ const SUBCOMMANDS: [Subcommand; 8] = [
     ("convert", &NET_MODELS, false, &["-D"]),
     ("reduce-net", &NET_MODELS, true, &["--json", "--time-limit"]),
     (
-        "reduce",
+        "hardness",
         &["models/cnf/three-vars.cnf", "models/cnf/pigeonhole-3-2.cnf"],
         false,
         &[],
@@ -568,7 +568,7 @@ fn command_line(input: &[u8]) -> Result<(), String> {
     // The output format these need, among those they write.
     let formats: &[&str] = match sub {
         "convert" | "reduce-net" => &["pnml", "llnet"],
-        "reduce" => &["pes", "program", "net"],
+        "hardness" => &["pes", "program", "net"],
         _ => &[],
     };
     if !formats.is_empty() {

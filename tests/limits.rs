@@ -275,12 +275,12 @@ fn the_invariant_search_is_linear_in_a_wide_net() {
 fn instances_and_conversions_past_the_memory_cap_end_with_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let wide = write(dir.path(), "wide.cnf", "p cnf 100000 1\n1 -2 0\n");
-    let o = qpor_exits(&["reduce", &wide, "--to", "pes"], 3);
+    let o = qpor_exits(&["hardness", &wide, "--to", "pes"], 3);
     says(&o, "needs at least");
     let huge = write(dir.path(), "huge.cnf", "p cnf 1000000 1\n1 -2 0\n");
     let out = dir.path().join("out.pnml").to_string_lossy().into_owned();
     let o = qpor_exits(
-        &["reduce", &huge, "--to", "net", "--max-memory", "60", "-o", &out],
+        &["hardness", &huge, "--to", "net", "--max-memory", "60", "-o", &out],
         3,
     );
     says(&o, "memory limit of 60 MB");
@@ -355,7 +355,7 @@ fn every_command_refuses_a_zero_memory_cap() {
         vec!["dot", net],
         vec!["convert", net, "--to", "llnet"],
         vec!["reduce-net", net],
-        vec!["reduce", cnf, "--to", "net"],
+        vec!["hardness", cnf, "--to", "net"],
     ] {
         let mut args = args;
         args.extend(["--max-memory", "0"]);
@@ -378,7 +378,7 @@ fn reader_messages_say_where_and_what() {
     );
     let cnf = d.join("latin.cnf");
     std::fs::write(&cnf, b"p cnf 2 1\n1 \xff 0\n").unwrap();
-    let o = qpor_exits(&["reduce", cnf.to_str().unwrap(), "--to", "net"], 2);
+    let o = qpor_exits(&["hardness", cnf.to_str().unwrap(), "--to", "net"], 2);
     says(&o, "latin.cnf:2:3: byte 0xFF");
     let nul = write(d, "nul.proc", "process p {\n  sk\0ip;\n}\ninit p;\n");
     let o = qpor_exits(&["check", &nul], 2);

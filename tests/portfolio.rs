@@ -186,7 +186,10 @@ fn cancellation_ends_every_engine() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(3), "{v}");
     assert_eq!(v["verdict"], "inconclusive");
-    assert!(v["stopped"].as_str().unwrap().contains("time limit"), "{v}");
+    assert!(
+        v["stopped"]["message"].as_str().unwrap().contains("time limit"),
+        "{v}"
+    );
     for e in v["engines"].as_array().unwrap() {
         assert_ne!(e["ended"], "abandoned", "every engine stopped when told: {v}");
     }

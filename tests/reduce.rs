@@ -6,7 +6,7 @@
 //! own relations: the assignment satisfies φ, J is a clue conflicting with all of D, the
 //! co-set is a co-set of the occurrence net of C whose marking enables t*.
 //!
-//! The instances go through their text form (`qpor reduce` output read back by the
+//! The instances go through their text form (`qpor hardness` output read back by the
 //! instance reader), so the generators, writers and readers are tested too.
 
 mod sat_support;
@@ -458,7 +458,7 @@ fn command_line_generators_and_deciders() {
             // Deliberately misleading names: the kind comes from the content.
             let file = dir.path().join(format!("{to}-{cnf}.txt"));
             let file = file.to_str().unwrap();
-            let (code, _, err) = run(&["reduce", &formula, "--to", to, "-o", file]);
+            let (code, _, err) = run(&["hardness", &formula, "--to", to, "-o", file]);
             assert_eq!(code, Some(0), "{err}");
             let (code, out, err) = run(&["decide", question, file]);
             assert_eq!(code, Some(if sat { 0 } else { 1 }), "{to} {cnf}: {out}{err}");
@@ -483,7 +483,7 @@ fn command_line_generators_and_deciders() {
     // Bad input: a malformed formula, a file that is no instance.
     let bad = dir.path().join("bad.cnf");
     std::fs::write(&bad, "p cnf 2 1\n1 3 0\n").unwrap();
-    let (code, _, err) = run(&["reduce", bad.to_str().unwrap(), "--to", "pes"]);
+    let (code, _, err) = run(&["hardness", bad.to_str().unwrap(), "--to", "pes"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("bad.cnf:2:3: literal 3 is out of range"), "{err}");
     let (code, _, err) = run(&["decide", "alt", bad.to_str().unwrap()]);

@@ -7,9 +7,11 @@
 mod portfolio;
 mod reduced;
 pub(crate) mod replay;
+pub(crate) mod saved;
 mod schedule;
+mod shortest;
 
-use crate::engine::{Budget, Engine, EngineError, Observer, Report, RunResult};
+use crate::engine::{Budget, CancelToken, Engine, EngineError, Observer, Report, RunResult};
 use crate::explicit::ExplicitOptions;
 use crate::prefix_sat::PrefixSatOptions;
 use crate::qpor::{AltMode, QporOptions};
@@ -101,6 +103,9 @@ pub struct CheckOptions {
     /// Stop every engine, inconclusive, when the process holds more than this many
     /// megabytes.
     pub max_memory_mb: Option<u64>,
+    /// Stop every engine, inconclusive ("interrupted"), when this token is set: the
+    /// command line sets it on Ctrl-C, so that the run reports what it did.
+    pub interrupt: Option<CancelToken>,
     /// The portfolio: how many engines run at once (`None`: one per core); QPOR alone,
     /// with cutoffs every thread decides alike (none, causal, distance, canonical): how
     /// many threads explore (`None`: one per core).
@@ -128,6 +133,9 @@ pub struct CheckOptions {
     pub seed: u64,
     /// List the states each witness passes through (`--witness states`).
     pub witness_states: bool,
+    /// Replace each witness by one of the fewest steps to the same state, found by a
+    /// breadth-first search within the limits (`--witness shortest`).
+    pub shortest_witness: bool,
     /// Run the engines on the net reduced by the structural rules (`--reduce on|off`);
     /// `None`: as the engine prefers ([`EngineChoice::reduces_by_default`]). Never for
     /// `--all`, programs or the OneSafe view.
@@ -283,6 +291,53 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
 
 /// [`check`] on a model the engine threads share without copying it.
 pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
+    let mut report = check_once(model, opts, observer)?;
+    if opts.shortest_witness {
+        shorten_witnesses(model, opts, &mut report)?;
+    }
+    Ok(report)
+}
+
+/// `--witness shortest`: each finding's witness replaced by a shortest one to its state,
+/// replayed like the engines' own; a note in the report says what the search did.
+fn shorten_witnesses(model: &Model, opts: &CheckOptions, report: &mut Report) -> Result<(), EngineError> {
+    if report.findings.is_empty() {
+        return Ok(());
+    }
+    let sys = model.system(&opts.system)?;
+    let started = opts.started.unwrap_or_else(Instant::now);
+    let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
+    let mut budget = Budget::until(deadline, opts.time_limit);
+    if let Some(token) = &opts.interrupt {
+        budget = budget.with_cancel(token.clone());
+    }
+    for finding in &mut report.findings {
+        let note = match shortest::shorten(&*sys, finding, &budget, opts.max_states) {
+            shortest::Shortest::Shortened { before } => {
+                replay::replay(&*sys, finding, opts.witness_states).map_err(|e| {
+                    EngineError::Internal(format!("breadth-first search for a shortest witness: {e}"))
+                })?;
+                format!(
+                    "witness shortened from {before} to {} steps (--witness shortest)",
+                    finding.witness.steps.len()
+                )
+            }
+            shortest::Shortest::AlreadyShortest => {
+                "the witness is a shortest one (--witness shortest)".into()
+            }
+            shortest::Shortest::Stopped(why) => {
+                format!("--witness shortest: the breadth-first search stopped ({why}); the witness is the engine's")
+            }
+        };
+        if !report.notes.contains(&note) {
+            report.notes.push(note);
+        }
+    }
+    Ok(())
+}
+
+/// One check, without the shortening of witnesses.
+fn check_once(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
     if let Some(net) = reduced::applies(model, opts) {
         return reduced::check(model, net, opts, observer);
     }

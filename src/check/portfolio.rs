@@ -117,6 +117,9 @@ pub(crate) fn run(
                 token.stop(StopReason::MemoryLimit(mb));
             }
         }
+        if opts.interrupt.as_ref().is_some_and(CancelToken::is_cancelled) {
+            token.stop(StopReason::Interrupted);
+        }
         if token.is_cancelled() {
             let stop_by = Instant::now() + GRACE;
             give_up_at = Some(give_up_at.map_or(stop_by, |t| t.min(stop_by)));

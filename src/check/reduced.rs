@@ -3,7 +3,7 @@
 //! net, whose end state is the finding's state (the replay of `check` then checks it like
 //! any other witness).
 
-use super::{check_shared, replay, CheckOptions};
+use super::{check_once, replay, CheckOptions};
 use crate::engine::{Budget, EngineError, Finding, FindingKind, Observer, RunResult, StepNames};
 use crate::structural::{reduce, ReducedNet};
 use crate::system::model::Model;
@@ -38,7 +38,7 @@ pub(super) fn check(model: &Model, net: &Net, opts: &CheckOptions, observer: &mu
         witness_states: false,
         ..opts.clone()
     };
-    let mut report = check_shared(&Arc::new(Model::Net(reduction.net.clone())), &inner, observer)?;
+    let mut report = check_once(&Arc::new(Model::Net(reduction.net.clone())), &inner, observer)?;
     let sys = model.system(&opts.system)?;
     let mut names = StepNames::default();
     for finding in &mut report.findings {

@@ -3,7 +3,7 @@
 //! the initial state and ends in the reported dead state. An engine bug then shows as an
 //! internal error instead of a wrong answer.
 
-use crate::engine::{Finding, FindingKind, WitnessStep};
+use crate::engine::{Finding, FindingKind, StateEntries, WitnessStep};
 use crate::system::{classify_dead, find_fault, CompId, Local, Step, System};
 use std::fmt;
 
@@ -42,11 +42,13 @@ pub(crate) fn replay<S: System + ?Sized>(
     let mut next = Vec::new();
     let mut steps: Vec<Step> = Vec::new();
     let mut states = Vec::new();
+    let mut states_entries = Vec::new();
     if keep_states {
         states.push(sys.describe_state(&state));
+        states_entries.push(StateEntries(sys.state_entries(&state)));
     }
     for (i, ws) in finding.witness.steps.iter().enumerate() {
-        let name = &*ws.action;
+        let name = ws.shown();
         steps.clear();
         sys.enabled_steps(&state, &mut steps);
         let Some(step) =
@@ -68,6 +70,7 @@ pub(crate) fn replay<S: System + ?Sized>(
         std::mem::swap(&mut state, &mut next);
         if keep_states {
             states.push(sys.describe_state(&state));
+            states_entries.push(StateEntries(sys.state_entries(&state)));
         }
     }
     let reached = sys.describe_state(&state);
@@ -80,19 +83,25 @@ pub(crate) fn replay<S: System + ?Sized>(
     }
     check_end(sys, &state, finding).map_err(|m| rejected(kind, m))?;
     finding.states = states;
+    finding.states_entries = states_entries;
+    finding.entries = StateEntries(sys.state_entries(&state));
     Ok(())
 }
 
 /// The enabled step that witness step `ws` fires. Programs number their actions as they
 /// meet them, so the id an engine saw may mean another action in this system: the step is
 /// the enabled one with the same id, name and owner, or else the only enabled one with the
-/// same name and owner.
+/// same name and owner. A step that carries the file's id of its action (a net's
+/// transition) is matched by that id, since names need not be unique.
 fn matching_step<'s, S: System + ?Sized>(
     sys: &S,
     enabled: &'s [Step],
     ws: &WitnessStep,
 ) -> Result<Option<&'s Step>, String> {
-    let named = |s: &&Step| sys.action_name(s.action) == *ws.action;
+    let named = |s: &&Step| match &ws.file_id {
+        Some(id) => sys.action_file_id(s.action).as_deref() == Some(&**id),
+        None => sys.action_name(s.action) == *ws.action,
+    };
     let owner = |s: &&Step| {
         sys.action_owner(s.action)
             .map(|c| sys.component_name(c))
@@ -111,7 +120,7 @@ fn matching_step<'s, S: System + ?Sized>(
     }
     let mut candidates = enabled.iter().filter(named).filter(owner);
     match (candidates.next(), candidates.next()) {
-        (Some(_), Some(_)) => Err(format!("several enabled actions are called {}", ws.action)),
+        (Some(_), Some(_)) => Err(format!("several enabled actions are called {}", ws.shown())),
         (s, _) => Ok(s),
     }
 }
@@ -205,7 +214,10 @@ mod tests {
 
     #[test]
     fn a_step_whose_name_is_not_its_action_is_refused() {
-        let err = refusal(&[0, 1], "r", |f| f.witness.steps[1].action = "t".into());
+        let err = refusal(&[0, 1], "r", |f| {
+            f.witness.steps[1].action = "t".into();
+            f.witness.steps[1].file_id = Some("t".into());
+        });
         assert!(err.contains("step 2 (t) is not enabled in {q}"), "{err}");
     }
 }

@@ -49,8 +49,26 @@ impl From<UnfoldingArg> for Backend {
     }
 }
 
+/// `--cutoff` of `qpor unfold`: the adequate orders a complete prefix is built with.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PrefixCutoffArg {
+    /// A smaller history with the same state in the total ERV order: the fewest events.
+    Erv,
+    /// A shorter history with the same state (McMillan's order).
+    Mcmillan,
+}
+
+impl From<PrefixCutoffArg> for CutoffMode {
+    fn from(c: PrefixCutoffArg) -> CutoffMode {
+        match c {
+            PrefixCutoffArg::Erv => CutoffMode::Erv,
+            PrefixCutoffArg::Mcmillan => CutoffMode::McMillan,
+        }
+    }
+}
+
 /// `--cutoff`: the adequate order deciding cutoff events, or none.
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CutoffArg {
     /// A smaller history with the same state in the total ERV order: the fewest events.
     Erv,
@@ -100,6 +118,21 @@ pub struct AltArgs {
 }
 
 impl AltArgs {
+    /// Whether `-k` was given.
+    pub fn given_k(&self) -> bool {
+        self.k.is_some()
+    }
+
+    /// Whether `--optimal` was given.
+    pub fn given_optimal(&self) -> bool {
+        self.optimal
+    }
+
+    /// Whether `--sdpor` was given.
+    pub fn given_sdpor(&self) -> bool {
+        self.sdpor
+    }
+
     /// The alternatives asked for.
     pub fn mode(&self) -> Result<AltMode, String> {
         Ok(match (self.k, self.optimal, self.sdpor) {

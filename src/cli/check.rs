@@ -7,7 +7,10 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use qpor::engines::stubborn::SearchOrder;
 use qpor::render;
-use qpor::{Budget, CheckOptions, Counters, EngineChoice, EngineError, Report, Settings, Stats};
+use qpor::{
+    Budget, CancelToken, CheckOptions, Counters, EngineChoice, EngineError, Report, Settings, Stats,
+    StopReason,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -22,86 +25,96 @@ pub struct CheckArgs {
     /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
     /// and explicit, and takes the first answer; lp proves deadlock freedom of nets, fires
     /// a dead solution of their state equation, or says nothing; prefix-sat builds the
-    /// complete prefix and asks a SAT solver.
-    #[arg(long, default_value = "auto", value_parser = engine_parser())]
+    /// complete prefix and asks a SAT solver (docs/engines.md).
+    #[arg(long, default_value = "auto", value_parser = engine_parser(), help_heading = "Engine")]
     engine: EngineChoice,
-    /// auto: how many engines run at once (default: one per core); qpor with --cutoff
-    /// canonical, distance, causal or none: how many threads explore (default: one per
-    /// core; every count is the same for any N); qpor with the default ERV cutoffs explores
-    /// on one thread.
-    #[arg(long, value_name = "N")]
+    /// auto: how many engines run at once; qpor with --cutoff canonical, distance, causal
+    /// or none: how many threads explore (every count is the same for any N) [default:
+    /// one per core].
+    #[arg(long, value_name = "N", help_heading = "Engine")]
     jobs: Option<usize>,
-    /// QPOR: explore Algorithm 1's single tree, as the paper does, on one thread. Without
-    /// it, k-partial and SDPOR runs with --cutoff canonical, distance, causal or none split
-    /// the work into tasks at nodes fixed by the model alone (their SSB counts are those
-    /// of the tasks' tree, the same for any --jobs); ERV and McMillan runs always explore
-    /// the single tree.
-    #[arg(long)]
-    single_tree: bool,
-    #[command(flatten)]
-    alt: AltArgs,
-    /// QPOR and prefix-sat: the adequate order deciding cutoff events (default: erv);
-    /// canonical, distance and causal (qpor only, on any number of threads) or none (qpor
-    /// only).
-    #[arg(long, value_enum)]
-    cutoff: Option<CutoffArg>,
-    /// QPOR and prefix-sat: give up (inconclusive, exit 3) after creating this many events
-    /// (QPOR's default without cutoffs: 20000000).
-    #[arg(long, value_name = "N")]
-    max_events: Option<u64>,
-    /// QPOR and prefix-sat: the unfolding backend (auto: program-like for programs, NUPN nets and nets
-    /// given --components; general, token by token, for other nets).
-    #[arg(long, value_enum, default_value = "auto")]
-    unfolding: UnfoldingArg,
-    /// QPOR with --cutoff distance: how many states the breadth-first search may store in
-    /// the table of distances (default: 131072, or fewer to fit 64 MB).
-    #[arg(long, value_name = "N")]
-    distance_states: Option<usize>,
-    /// QPOR: keep every event (no pruning of the unfolding).
-    #[arg(long, hide = true)]
-    no_prune: bool,
-    /// Random walk: the seed of its choices (the same seed, the same walks).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    seed: u64,
-    /// Report every deadlock (and terminal state), not just the first.
-    #[arg(long)]
-    all: bool,
-    /// Show more of each witness: the trace of each process, the states it passes through
-    /// (repeatable).
-    #[arg(long, value_enum, value_name = "VIEW")]
-    witness: Vec<WitnessArg>,
-    /// Write the first deadlock's (or fault's) witness to FILE as JSON.
-    #[arg(long, value_name = "FILE")]
-    witness_file: Option<PathBuf>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Explicit and stubborn engines: give up (inconclusive, exit 3) after storing this
-    /// many states.
-    #[arg(long, value_name = "N")]
-    max_states: Option<u64>,
-    /// Stubborn engine: the order in which states are expanded (default: depth).
-    #[arg(long, value_enum)]
-    order: Option<OrderArg>,
     /// Give up (inconclusive, exit 3) after this many seconds, counted from the start
     /// (reading the model included).
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        allow_negative_numbers = true,
+        help_heading = "Limits"
+    )]
     time_limit: Option<f64>,
     #[command(flatten)]
     memory: MemoryArg,
-    /// Nets: run the engines on the net shrunk by deadlock-preserving structural
-    /// reductions, and lift their witnesses back (default: on for auto, off for a single
-    /// engine; never with --all).
-    #[arg(long, value_enum, value_name = "on|off")]
-    reduce: Option<OnOff>,
+    /// Explicit, stubborn (and auto): give up (inconclusive, exit 3) after storing this
+    /// many states; also bounds --witness shortest.
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    max_states: Option<u64>,
+    /// qpor, prefix-sat (and auto): give up (inconclusive, exit 3) after creating this many
+    /// events [qpor's default without cutoffs: 20000000].
+    #[arg(long, value_name = "N", help_heading = "Limits")]
+    max_events: Option<u64>,
+    /// Report every deadlock (and terminal state), not just the first.
+    #[arg(long, help_heading = "Output")]
+    all: bool,
+    /// Show more of each witness: each process's own trace (programs), the state after
+    /// every step, or a shortest witness to the same dead state, found by a breadth-first
+    /// search within the limits (repeatable).
+    #[arg(long, value_enum, value_name = "VIEW", help_heading = "Output")]
+    witness: Vec<WitnessArg>,
+    /// Write the first deadlock's (or fault's) witness to FILE as JSON (`qpor replay`
+    /// reads it back).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    witness_file: Option<PathBuf>,
+    /// Print one JSON object instead of text (docs/output.md).
+    #[arg(long, help_heading = "Output")]
+    json: bool,
+    /// Also show every engine of the portfolio and how it ended, the structural reduction
+    /// and notes.
+    #[arg(long, short, help_heading = "Output")]
+    verbose: bool,
     /// No progress line on stderr.
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = "Output")]
     quiet: bool,
-    /// QPOR across the processes of an MPI run (`mpirun -np N qpor check --distributed
+    /// Nets: run the engines on the net shrunk by deadlock-preserving structural
+    /// reductions, and lift their witnesses back [default: on for auto and lp, off for the
+    /// other engines; never with --all].
+    #[arg(long, value_enum, value_name = "on|off", help_heading = "Model")]
+    reduce: Option<OnOff>,
+    #[command(flatten)]
+    alt: AltArgs,
+    /// qpor, prefix-sat (and auto): the adequate order deciding cutoff events [default:
+    /// erv]; canonical, distance, causal and none are qpor's only.
+    #[arg(long, value_enum, help_heading = "QPOR and prefix-sat")]
+    cutoff: Option<CutoffArg>,
+    /// qpor, prefix-sat (and auto): the unfolding (auto: program-like for programs, NUPN
+    /// nets and nets given --components; general, token by token, for other nets)
+    /// [default: auto].
+    #[arg(long, value_enum, help_heading = "QPOR and prefix-sat")]
+    unfolding: Option<UnfoldingArg>,
+    /// qpor with --cutoff distance: how many states the breadth-first search may store in
+    /// the table of distances [default: 131072, or fewer to fit 64 MB].
+    #[arg(long, value_name = "N", help_heading = "QPOR and prefix-sat")]
+    distance_states: Option<usize>,
+    /// qpor: explore Algorithm 1's single tree, as the paper does, on one thread. Without
+    /// it, k-partial and SDPOR runs with --cutoff canonical, distance, causal or none split
+    /// the work into tasks at nodes fixed by the model alone (the same counts for any
+    /// --jobs); ERV and McMillan runs always explore the single tree.
+    #[arg(long, help_heading = "QPOR and prefix-sat")]
+    single_tree: bool,
+    /// qpor: keep every event (no pruning of the unfolding).
+    #[arg(long, hide = true)]
+    no_prune: bool,
+    /// qpor across the processes of an MPI run (`mpirun -np N qpor check --distributed
     /// --engine qpor --cutoff none …`); rank 0 prints the report. Needs a qpor built with
-    /// `--features mpi`.
-    #[arg(long)]
+    /// `--features mpi` (docs/distributed.md).
+    #[arg(long, help_heading = "QPOR and prefix-sat")]
     distributed: bool,
+    /// stubborn (and auto): the order in which states are expanded [default: depth].
+    #[arg(long, value_enum, help_heading = "Stubborn and walk")]
+    order: Option<OrderArg>,
+    /// walk (and auto): the seed of the random walk's choices (the same seed, the same
+    /// walks) [default: 0].
+    #[arg(long, value_name = "N", help_heading = "Stubborn and walk")]
+    seed: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -133,10 +146,73 @@ enum OrderArg {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum WitnessArg {
-    /// Each process's own trace beside the interleaved one.
+    /// Programs: each process's own trace beside the interleaved one.
     Process,
     /// The state after every step.
     States,
+    /// A witness of the fewest steps to the same state (a breadth-first search).
+    Shortest,
+}
+
+/// The engines each engine-specific option applies to (`auto` runs them all), and the
+/// option's name: an option given for an engine that ignores it is refused.
+fn engine_options(a: &CheckArgs) -> Vec<(&'static str, bool, &'static [EngineChoice])> {
+    use EngineChoice::{Auto, Explicit, PrefixSat, Qpor, Stubborn, Walk};
+    vec![
+        ("-k", a.alt.given_k(), &[Auto, Qpor]),
+        ("--optimal", a.alt.given_optimal(), &[Auto, Qpor]),
+        ("--sdpor", a.alt.given_sdpor(), &[Auto, Qpor]),
+        ("--cutoff", a.cutoff.is_some(), &[Auto, Qpor, PrefixSat]),
+        ("--max-events", a.max_events.is_some(), &[Auto, Qpor, PrefixSat]),
+        ("--unfolding", a.unfolding.is_some(), &[Auto, Qpor, PrefixSat]),
+        ("--distance-states", a.distance_states.is_some(), &[Auto, Qpor]),
+        ("--single-tree", a.single_tree, &[Qpor]),
+        ("--distributed", a.distributed, &[Qpor]),
+        ("--jobs", a.jobs.is_some(), &[Auto, Qpor]),
+        (
+            "--max-states",
+            a.max_states.is_some(),
+            &[Auto, Explicit, Stubborn],
+        ),
+        ("--order", a.order.is_some(), &[Auto, Stubborn]),
+        ("--seed", a.seed.is_some(), &[Auto, Walk]),
+    ]
+}
+
+/// Refuses an option the chosen engine would ignore, naming the engines it applies to.
+fn refuse_ignored_options(a: &CheckArgs) -> Result<(), String> {
+    let engine = a.engine;
+    for (option, given, engines) in engine_options(a) {
+        if given && !engines.contains(&engine) {
+            let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+            return Err(format!(
+                "{option} applies to --engine {}; the {} engine does not take it",
+                names.join(", "),
+                engine.name()
+            ));
+        }
+    }
+    if a.distance_states.is_some() && a.cutoff != Some(CutoffArg::Distance) {
+        return Err("--distance-states sizes the table of --cutoff distance; give --cutoff distance".into());
+    }
+    if a.witness.contains(&WitnessArg::Shortest) && a.all {
+        return Err("--witness shortest with --all: the shortest witness is searched for the first finding only; drop one of them".into());
+    }
+    Ok(())
+}
+
+/// Refuses an option the model would ignore: those that apply to nets or to programs only.
+fn refuse_options_of_other_models(a: &CheckArgs, model: &qpor::Model) -> Result<(), String> {
+    let shown = a.model.shown();
+    match model {
+        qpor::Model::Program(_) if a.reduce.is_some() => Err(format!(
+            "--reduce: {shown} is a program; the structural reductions apply to nets"
+        )),
+        qpor::Model::Net(_) if a.witness.contains(&WitnessArg::Process) => Err(format!(
+            "--witness process: {shown} is a net, whose steps belong to no process; it applies to programs"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Runs `qpor check`; returns the exit status.
@@ -144,28 +220,14 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     let started = Instant::now();
     let time_limit = args::time_limit(a.time_limit)?;
     let engine = a.engine;
-    if a.max_states.is_some()
-        && matches!(
-            engine,
-            EngineChoice::Qpor | EngineChoice::Walk | EngineChoice::Lp | EngineChoice::PrefixSat
-        )
-    {
+    if a.model.model.is_dir() {
         return Err(format!(
-            "--max-states limits the explicit and stubborn engines; the {} engine stores no states{}",
-            engine.name(),
-            if matches!(engine, EngineChoice::Qpor | EngineChoice::PrefixSat) {
-                " (use --max-events)"
-            } else {
-                ""
-            }
+            "{}: a directory; to answer the Model Checking Contest's examinations on a contest directory run `qpor mcc {}`",
+            a.model.shown(),
+            a.model.shown()
         ));
     }
-    if a.order.is_some() && !matches!(engine, EngineChoice::Stubborn | EngineChoice::Auto) {
-        return Err(format!(
-            "--order sets the stubborn engine's search order; the {} engine does not take it",
-            engine.name()
-        ));
-    }
+    refuse_ignored_options(&a)?;
     if a.jobs == Some(0) {
         return Err("--jobs 0: at least one engine must run".into());
     }
@@ -189,12 +251,6 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         jobs = Some(1);
     }
     if a.single_tree {
-        if engine != EngineChoice::Qpor {
-            return Err(format!(
-                "--single-tree sets the qpor engine's exploration; the {} engine does not take it (give --engine qpor)",
-                engine.name()
-            ));
-        }
         if let Some(n) = a.jobs.filter(|&n| n > 1) {
             return Err(format!(
                 "--single-tree with --jobs {n}: Algorithm 1's single tree is explored on one thread (each Alt call needs U as the whole subtree before it left it); drop --single-tree to split the work into tasks"
@@ -226,6 +282,8 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         return print_report(&a, &report);
     };
     let (loaded, system) = loaded?;
+    refuse_options_of_other_models(&a, &loaded.model)?;
+    let interrupt = CancelToken::default();
     let opts = CheckOptions {
         engine,
         system,
@@ -234,6 +292,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         time_limit,
         started: Some(started),
         max_memory_mb: Some(cap.mb),
+        interrupt: Some(interrupt.clone()),
         jobs,
         single_tree: a.single_tree,
         alt: a.alt.mode()?,
@@ -241,19 +300,21 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         max_events: a.max_events,
         distance_states: a.distance_states,
         no_prune: a.no_prune,
-        unfolding: a.unfolding.into(),
-        seed: a.seed,
+        unfolding: a.unfolding.unwrap_or(UnfoldingArg::Auto).into(),
+        seed: a.seed.unwrap_or(0),
         order: match a.order {
             Some(OrderArg::Breadth) => SearchOrder::Breadth,
             Some(OrderArg::Best) => SearchOrder::Best,
             Some(OrderArg::Depth) | None => SearchOrder::Depth,
         },
         witness_states: a.witness.contains(&WitnessArg::States),
+        shortest_witness: a.witness.contains(&WitnessArg::Shortest),
         reduce: a.reduce.map(|r| r == OnOff::On),
     };
     if a.distributed {
         return distributed(&a, &loaded.model, &opts);
     }
+    stop_on_ctrl_c(interrupt);
     let mut progress = ProgressLine::new(!a.quiet);
     let result = qpor::check_shared(&Arc::new(loaded.model), &opts, &mut progress);
     progress.finish();
@@ -267,6 +328,22 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         Err(e) => return Err(format!("{shown}: {e}")),
     };
     print_report(&a, &report)
+}
+
+/// Makes Ctrl-C stop the run through `interrupt`, so that the report of what was done is
+/// printed (exit 3); a second Ctrl-C ends the process at once (exit 130, as a shell's
+/// interrupted command).
+fn stop_on_ctrl_c(interrupt: CancelToken) {
+    let result = ctrlc::set_handler(move || {
+        if interrupt.is_cancelled() {
+            std::process::exit(130);
+        }
+        eprintln!("\ninterrupted: stopping the engines (Ctrl-C again to quit at once)");
+        interrupt.stop(StopReason::Interrupted);
+    });
+    if let Err(e) = result {
+        eprintln!("warning: Ctrl-C will end the run without a report: {e}");
+    }
 }
 
 /// `--distributed`: the run across the processes of `mpirun`; rank 0 prints the report,
@@ -324,6 +401,7 @@ fn print_report(a: &CheckArgs, report: &Report) -> Result<u8, String> {
     } else {
         let text_opts = render::TextOptions {
             detailed_witness: a.witness.contains(&WitnessArg::Process),
+            verbose: a.verbose,
         };
         print_text(&render::report_text(&shown, report, text_opts))?;
     }

@@ -23,7 +23,7 @@ pub struct DecideArgs {
     /// The question: `alt` (an alternative to D after C, on a pes or program instance) or
     /// `cex` (a t*-event in cex(C), on a net instance).
     question: Question,
-    /// The instance, as `qpor reduce` writes it; its kind is read from its content.
+    /// The instance, as `qpor hardness` writes it; its kind is read from its content.
     instance: PathBuf,
     /// Print one JSON object instead of text.
     #[arg(long)]

@@ -9,13 +9,15 @@ use qpor::dot::TreeRecorder;
 use qpor::dot::{deadlock_configuration, DeadlockSearch, MAX_SEARCHED_CONFIGURATIONS};
 use qpor::dot::{
     sketch_system, write_explicit_pes, write_net, write_pes, write_prefix, write_system, write_tree,
-    DotOptions, Highlight, Incomplete,
+    DotOptions, Highlight, Incomplete, MarkingHighlight,
 };
 use qpor::engines::qpor::{check_system, LeafKind, QporOptions};
+use qpor::net::{Decomposition, NetSystem};
 use qpor::unfolding::prefix::{build_model, prefix_system_options, Prefix, PrefixOptions, PrefixOutcome};
 use qpor::unfolding::Backend;
 use qpor::unfolding::CutoffMode;
 use qpor::System;
+use qpor::{check_shared, read_saved_witness, replay_saved, CheckOptions, SavedStep, SavedWitness};
 use qpor::{Budget, CancelToken, Silent, Verdict};
 use qpor::{Model, SystemOptions};
 use std::fs::File;
@@ -29,32 +31,34 @@ pub struct DotArgs {
     model: PathBuf,
     /// What to draw: the net (for programs: processes, resources and the statements
     /// touching them), the unfolding prefix as an occurrence net, its event structure, or
-    /// the QPOR exploration tree.
-    #[arg(long, value_enum, default_value = "net")]
-    view: ViewArg,
+    /// the QPOR exploration tree [default: net; pes for a .pes file].
+    #[arg(long, value_enum)]
+    view: Option<ViewArg>,
     /// Write the picture to FILE (default: standard output).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// The picture's format: DOT text, or SVG / PNG rendered by Graphviz's `dot` program.
     #[arg(long, value_enum, default_value = "dot")]
-    format: PictureFormat,
+    to: PictureFormat,
     /// The input format, when the extension does not say it.
     #[arg(long, value_enum, value_name = "FORMAT")]
-    input_format: Option<FormatArg>,
-    /// Set a program parameter (`-D N=5`); repeatable.
+    format: Option<FormatArg>,
+    /// Programs: set a parameter (`-D N=5`); repeatable.
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     define: Vec<String>,
-    /// How a net is cut into components: NUPN units when the file has them (auto),
-    /// or one component per place.
-    #[arg(long, value_enum, default_value = "auto")]
-    components: ComponentsArg,
+    /// Nets: how the net is cut into components: NUPN units when the file has them
+    /// (auto), or one component per place [default: auto].
+    #[arg(long, value_enum)]
+    components: Option<ComponentsArg>,
     /// Programs: make every access to a shared variable a step of its own (see `check`).
     #[arg(long)]
     every_access: bool,
-    /// prefix, pes: fill `deadlock` (the events of the first deadlock configuration found
-    /// in the prefix) or `config=ID,ID,...` (any events, by id); for a .pes file,
-    /// `config=NAME,...` or `set=NAME` (a set of the file, e.g. C).
-    #[arg(long, value_name = "deadlock|config=ID,...|set=NAME")]
+    /// net: `deadlock` (the dead marking a check finds, and the transitions of its
+    /// witness) or `witness=FILE` (a witness saved by `check --witness-file`); prefix, pes:
+    /// `deadlock` (the events of the first deadlock configuration found in the prefix) or
+    /// `config=ID,ID,...` (any events, by id); for a .pes file, `config=NAME,...` or
+    /// `set=NAME` (a set of the file, e.g. C).
+    #[arg(long, value_name = "deadlock|witness=FILE|config=ID,...|set=NAME")]
     highlight: Option<String>,
     /// Draw at most N events (prefix, pes: the prefix builder stops there), transitions
     /// (net), statements (program structure) or calls (tree); a note in the picture says
@@ -107,22 +111,27 @@ const MAX_EVENTS_WITHOUT_CUTOFFS: u64 = 100_000;
 
 /// Runs `qpor dot`; returns the exit status.
 pub fn run(a: DotArgs) -> Result<u8, String> {
-    if a.highlight.is_some() && !matches!(a.view, ViewArg::Prefix | ViewArg::Pes) {
-        return Err("--highlight applies to --view prefix and --view pes only".into());
+    let view = a.view.unwrap_or(if is_pes_file(&a.model) {
+        ViewArg::Pes
+    } else {
+        ViewArg::Net
+    });
+    if a.highlight.is_some() && view == ViewArg::Tree {
+        return Err("--highlight applies to --view net, prefix and pes".into());
     }
-    if a.unfolding.is_some() && !matches!(a.view, ViewArg::Prefix | ViewArg::Pes) {
+    if a.unfolding.is_some() && !matches!(view, ViewArg::Prefix | ViewArg::Pes) {
         return Err("--unfolding applies to --view prefix and --view pes only".into());
     }
     let cap = a.memory.enforce()?;
     if is_pes_file(&a.model) {
-        return run_explicit_pes(&a);
+        return run_explicit_pes(&a, view);
     }
     // Bad options are refused whatever the view, before the model is read.
     a.alt.mode()?;
     args::time_limit(a.time_limit)?;
     let model_args = ModelArgs {
         model: a.model.clone(),
-        format: a.input_format,
+        format: a.format,
         define: a.define.clone(),
         components: a.components,
         every_access: a.every_access,
@@ -147,6 +156,7 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
         file_name,
     };
     let mut opts = DotOptions {
+        marking: None,
         max_events: a.max_events,
         highlight: None,
         title: Some(drawing.file_name.clone()),
@@ -154,12 +164,12 @@ pub fn run(a: DotArgs) -> Result<u8, String> {
     };
     // Everything that can fail is computed before the output is opened, so a failure
     // leaves no half-written picture behind.
-    let picture = match a.view {
-        ViewArg::Net => drawing.net()?,
+    let picture = match view {
+        ViewArg::Net => drawing.net(&mut opts)?,
         ViewArg::Prefix | ViewArg::Pes => drawing.prefix(&mut opts)?,
         ViewArg::Tree => drawing.tree(&mut opts)?,
     };
-    let out = Output::open(a.output.as_deref(), a.format)?;
+    let out = Output::open(a.output.as_deref(), a.to)?;
     match &picture {
         Picture::Net(n) => out.write_with(|w| write_net(n, &opts, w).map(|_| ())),
         Picture::System(s) => out.write_with(|w| write_system(s, &opts, w).map(|_| ())),
@@ -193,14 +203,104 @@ impl<'m> Drawing<'m> {
     }
 
     /// `--view net`: the net itself, or a program's processes and resources.
-    fn net(&self) -> Result<Picture<'m>, String> {
+    fn net(&self, opts: &mut DotOptions) -> Result<Picture<'m>, String> {
         match self.model {
-            Model::Net(n) => Ok(Picture::Net(n)),
+            Model::Net(n) => {
+                if let Some(spec) = &self.a.highlight {
+                    opts.marking = self.net_marking(n, spec)?;
+                }
+                Ok(Picture::Net(n))
+            }
+            Model::Program(_) if self.a.highlight.is_some() => Err(format!(
+                "--highlight on the net view applies to nets; {} is a program (draw its dead state with --view prefix --highlight deadlock)",
+                self.shown
+            )),
             Model::Program(_) => {
                 let sys = self.system(&self.system_opts)?;
                 let sketch = sketch_system(&*sys, &self.file_name, self.a.max_states.max(1))
                     .map_err(|e| self.in_model(e))?;
                 Ok(Picture::System(sketch))
+            }
+        }
+    }
+
+    /// `--highlight deadlock|witness=FILE` on a net: the marking the witness (found by a
+    /// check, or read from FILE) ends in, and the transitions it fired; `None` when the
+    /// net has no deadlock.
+    fn net_marking(&self, net: &qpor::net::Net, spec: &str) -> Result<Option<MarkingHighlight>, String> {
+        let (witness, what) = if spec == "deadlock" {
+            match self.deadlock_witness(net)? {
+                Some(w) => (w, "the dead marking a check found"),
+                None => return Ok(None),
+            }
+        } else if let Some(path) = spec.strip_prefix("witness=") {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--highlight witness={path}: cannot read: {e}"))?;
+            let w = read_saved_witness(&text).map_err(|e| format!("--highlight witness={path}: {e}"))?;
+            (w, "the marking the saved witness ends in")
+        } else {
+            return Err(format!(
+                "--highlight {spec}: on the net view, expected `deadlock` or `witness=FILE`"
+            ));
+        };
+        let sys = NetSystem::new(net, Decomposition::Places).map_err(|e| self.in_model(e))?;
+        let end = replay_saved(&sys, &witness).map_err(|f| match f.step {
+            Some(i) => format!("{}: the witness fails at step {i}: {}", self.shown, f.message),
+            None => format!("{}: {}", self.shown, f.message),
+        })?;
+        let mut fired = vec![0u32; net.transitions.len()];
+        for step in &witness.steps {
+            if let Some(t) = net.transitions.iter().position(|t| t.id == step.id) {
+                fired[t] += 1;
+            }
+        }
+        Ok(Some(MarkingHighlight {
+            tokens: sys.marking(&end.state),
+            fired,
+            caption: format!(
+                "{what}, after {} (transitions ×times fired)",
+                match witness.steps.len() {
+                    1 => "1 step".to_string(),
+                    n => format!("{n} steps"),
+                }
+            ),
+        }))
+    }
+
+    /// The witness of a deadlock of `net`, found by the default check within the limits;
+    /// `None` (with a warning) when the net has none.
+    fn deadlock_witness(&self, net: &qpor::net::Net) -> Result<Option<SavedWitness>, String> {
+        let opts = CheckOptions {
+            time_limit: args::time_limit(self.a.time_limit)?,
+            ..CheckOptions::default()
+        };
+        let model = std::sync::Arc::new(Model::Net(net.clone()));
+        let report = check_shared(&model, &opts, &mut Silent).map_err(|e| self.in_model(e))?;
+        match report.verdict {
+            Verdict::NoDeadlock => {
+                eprintln!("warning: --highlight deadlock: the net has no deadlock; nothing is filled");
+                Ok(None)
+            }
+            Verdict::Inconclusive => Err(format!(
+                "--highlight deadlock: {}: the check found no deadlock within the limits ({})",
+                self.shown,
+                report
+                    .stopped
+                    .map_or_else(|| "stopped".to_string(), |r| r.to_string())
+            )),
+            Verdict::Deadlock | Verdict::Fault => {
+                let w = report.witness().expect("a deadlock verdict has a witness");
+                Ok(Some(SavedWitness {
+                    steps: w
+                        .steps
+                        .iter()
+                        .map(|s| SavedStep {
+                            id: s.ident().to_string(),
+                            process: None,
+                        })
+                        .collect(),
+                    kind: None,
+                }))
             }
         }
     }
@@ -240,7 +340,7 @@ impl<'m> Drawing<'m> {
                 &*sys,
             )?);
         }
-        Ok(if a.view == ViewArg::Prefix {
+        Ok(if a.view == Some(ViewArg::Prefix) {
             Picture::Prefix(built.prefix)
         } else {
             Picture::Pes(built.prefix)
@@ -323,9 +423,9 @@ fn is_pes_file(path: &Path) -> bool {
 }
 
 /// `qpor dot FILE.pes --view pes`: draws an explicit event structure.
-fn run_explicit_pes(a: &DotArgs) -> Result<u8, String> {
+fn run_explicit_pes(a: &DotArgs, view: ViewArg) -> Result<u8, String> {
     let shown = a.model.display().to_string();
-    if a.view != ViewArg::Pes {
+    if view != ViewArg::Pes {
         return Err(format!(
             "{shown}: an event-structure file has only the pes view (use --view pes)"
         ));
@@ -343,12 +443,13 @@ fn run_explicit_pes(a: &DotArgs) -> Result<u8, String> {
         Some(spec) => Some(parse_pes_highlight(spec, &pes)?),
     };
     let opts = DotOptions {
+        marking: None,
         max_events: a.max_events,
         highlight,
         title: Some(file_name),
         incomplete: None,
     };
-    let out = Output::open(a.output.as_deref(), a.format)?;
+    let out = Output::open(a.output.as_deref(), a.to)?;
     out.write_with(|w| write_explicit_pes(&pes, &opts, w).map(|_| ()))?;
     Ok(0)
 }
@@ -495,8 +596,8 @@ impl Output {
         match cmd.spawn() {
             Ok(child) => Ok(Output::Render { child, format: t }),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Err(format!(
-                "--format {t} needs Graphviz's `dot` program, which is not installed (not found on PATH); \
-                 install Graphviz (e.g. `apt-get install graphviz`) or use --format dot"
+                "--to {t} needs Graphviz's `dot` program, which is not installed (not found on PATH); \
+                 install Graphviz (e.g. `apt-get install graphviz`) or use --to dot"
             )),
             Err(e) => Err(format!("cannot run Graphviz's `dot`: {e}")),
         }

@@ -59,6 +59,13 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
     if a.jobs == Some(0) {
         return Err("--jobs 0: at least one engine must run".into());
     }
+    check_examination_name(&examination)?;
+    if !a.dir.is_dir() {
+        return Err(format!(
+            "{}: no such directory (expected a contest directory holding model.pnml)",
+            a.dir.display()
+        ));
+    }
     let time_limit = args::time_limit(seconds)?;
     let cap = a.memory.enforce()?;
     let fallback = Examination::from_name(&examination).map(|e| mcc_property_id(&a.dir, e));
@@ -103,4 +110,39 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
         MccAnswer::CannotCompute { .. } => 3,
         MccAnswer::Formula { .. } | MccAnswer::DoNotCompete => 0,
     })
+}
+
+/// The examinations of the Model Checking Contest: qpor answers some and, as the contest
+/// expects, says DO_NOT_COMPETE for the others.
+const CONTEST_EXAMINATIONS: [&str; 13] = [
+    "ReachabilityDeadlock",
+    "OneSafe",
+    "QuasiLiveness",
+    "StableMarking",
+    "Liveness",
+    "UpperBounds",
+    "ReachabilityCardinality",
+    "ReachabilityFireability",
+    "CTLCardinality",
+    "CTLFireability",
+    "LTLCardinality",
+    "LTLFireability",
+    "StateSpace",
+];
+
+/// Refuses a name that is no examination of the contest (a misspelling would otherwise
+/// print DO_NOT_COMPETE and exit 0), suggesting the name it differs from only in case.
+fn check_examination_name(name: &str) -> Result<(), String> {
+    if CONTEST_EXAMINATIONS.contains(&name) {
+        return Ok(());
+    }
+    match CONTEST_EXAMINATIONS.iter().find(|e| e.eq_ignore_ascii_case(name)) {
+        Some(e) => Err(format!(
+            "--examination {name}: the contest's names are case-sensitive: did you mean {e}?"
+        )),
+        None => Err(format!(
+            "--examination {name}: not an examination of the Model Checking Contest (expected one of {})",
+            CONTEST_EXAMINATIONS.join(", ")
+        )),
+    }
 }

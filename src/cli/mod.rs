@@ -14,13 +14,14 @@ pub mod check;
 pub mod convert;
 pub mod decide;
 pub mod dot;
+pub mod hardness;
 pub mod info;
 pub mod mcc;
 pub mod memory;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-pub mod reduce;
 pub mod reduce_net;
+pub mod replay;
 pub mod unfold;
 
 #[derive(Args, Clone)]
@@ -30,13 +31,13 @@ pub struct ModelArgs {
     /// The input format, when the extension does not say it.
     #[arg(long, value_enum)]
     pub format: Option<FormatArg>,
-    /// Set a program parameter (`-D N=5`); repeatable.
+    /// Programs: set a parameter (`-D N=5`; `qpor info` lists them); repeatable.
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     pub define: Vec<String>,
-    /// How a net is cut into components: NUPN units when the file has them (auto),
-    /// or one component per place.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub components: ComponentsArg,
+    /// Nets: how the net is cut into components: NUPN units when the file has them
+    /// (auto), or one component per place [default: auto].
+    #[arg(long, value_enum)]
+    pub components: Option<ComponentsArg>,
     /// Programs: make every access to a shared variable a step of its own. By default the
     /// accesses to a variable that one mutex guards everywhere are folded into the step
     /// that takes the mutex, and those to a variable whose accesses never race (see
@@ -105,14 +106,29 @@ pub fn load_model(args: &ModelArgs) -> Result<(Loaded, SystemOptions), String> {
             args.shown()
         ));
     }
+    match &loaded.model {
+        qpor::Model::Net(_) if args.every_access => {
+            return Err(format!(
+                "--every-access: {} is a net; the option splits the shared-variable accesses of a .proc program",
+                args.shown()
+            ))
+        }
+        qpor::Model::Program(_) if args.components.is_some() => {
+            return Err(format!(
+                "--components: {} is a program, whose components are its processes and resources; the option cuts a net",
+                args.shown()
+            ))
+        }
+        _ => {}
+    }
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
     let system = SystemOptions {
         decomposition: match args.components {
-            ComponentsArg::Auto => None,
-            ComponentsArg::Places => Some(Decomposition::Places),
-            ComponentsArg::Units => Some(Decomposition::Units),
+            None | Some(ComponentsArg::Auto) => None,
+            Some(ComponentsArg::Places) => Some(Decomposition::Places),
+            Some(ComponentsArg::Units) => Some(Decomposition::Units),
         },
         every_access: args.every_access,
         ..SystemOptions::default()

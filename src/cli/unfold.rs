@@ -1,6 +1,6 @@
 //! `qpor unfold`: the complete finite prefix of a model and its statistics (ERV algorithm).
 
-use super::args::{self, CutoffArg, UnfoldingArg};
+use super::args::{self, PrefixCutoffArg, UnfoldingArg};
 use super::memory::MemoryArg;
 use super::{load_model, print_text, ModelArgs};
 use clap::Args;
@@ -19,10 +19,9 @@ use std::time::Instant;
 pub struct UnfoldArgs {
     #[command(flatten)]
     model: ModelArgs,
-    /// The adequate order deciding cutoff events (a complete prefix needs one: `none`
-    /// is refused).
+    /// The adequate order deciding cutoff events.
     #[arg(long, value_enum, default_value = "erv")]
-    cutoff: CutoffArg,
+    cutoff: PrefixCutoffArg,
     /// The unfolding backend (auto: program-like for programs, NUPN nets and nets given
     /// --components; general, token by token, for other nets).
     #[arg(long, value_enum, default_value = "auto")]
@@ -54,9 +53,6 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
     let (loaded, system) = load_model(&a.model)?;
     let time_limit = args::time_limit(a.time_limit)?;
     let cutoff: CutoffMode = a.cutoff.into();
-    if cutoff == CutoffMode::None {
-        return Err("--cutoff none: a complete finite prefix needs cutoffs (erv or mcmillan)".into());
-    }
     let opts = PrefixOptions {
         cutoff,
         max_events: a.max_events,
@@ -89,6 +85,7 @@ pub fn run(a: UnfoldArgs) -> Result<u8, String> {
                 pending: out.stats.pending,
             });
         let dot_opts = DotOptions {
+            marking: None,
             title: Some(title),
             incomplete,
             ..DotOptions::default()

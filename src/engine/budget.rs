@@ -187,8 +187,10 @@ pub enum StopReason {
     EventLimit(u64),
     /// `--max-memory`: the estimate passed this many megabytes.
     MemoryLimit(u64),
-    /// Another engine answered first, or the user cancelled.
+    /// Another engine answered first.
     Cancelled,
+    /// The user interrupted the run (Ctrl-C).
+    Interrupted,
     /// The state equation has a dead solution that no trap constraint rules out: the
     /// `lp` engine cannot prove deadlock freedom (nor does it show a deadlock).
     DeadSolution,
@@ -207,6 +209,7 @@ impl fmt::Display for StopReason {
             StopReason::EventLimit(n) => write!(f, "event limit of {n} reached"),
             StopReason::MemoryLimit(mb) => write!(f, "memory limit of {mb} MB reached"),
             StopReason::Cancelled => write!(f, "cancelled"),
+            StopReason::Interrupted => write!(f, "interrupted (Ctrl-C)"),
             StopReason::DeadSolution => {
                 write!(
                     f,
@@ -221,10 +224,48 @@ impl fmt::Display for StopReason {
     }
 }
 
-/// In JSON a stop reason is its sentence, as in the text report.
+impl StopReason {
+    /// The reason's name in JSON: `time-limit`, `state-limit`, `event-limit`,
+    /// `memory-limit`, `cancelled`, `interrupted`, `dead-solution`, `solver-unknown`,
+    /// `one-dead-state-only`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StopReason::TimeLimit { .. } => "time-limit",
+            StopReason::StateLimit(_) => "state-limit",
+            StopReason::EventLimit(_) => "event-limit",
+            StopReason::MemoryLimit(_) => "memory-limit",
+            StopReason::Cancelled => "cancelled",
+            StopReason::Interrupted => "interrupted",
+            StopReason::DeadSolution => "dead-solution",
+            StopReason::SolverUnknown => "solver-unknown",
+            StopReason::OneDeadStateOnly => "one-dead-state-only",
+        }
+    }
+
+    /// The limit that was reached, in its unit (seconds, states, events, megabytes).
+    pub fn limit(&self) -> Option<f64> {
+        match *self {
+            StopReason::TimeLimit { seconds } => Some(seconds),
+            StopReason::StateLimit(n) | StopReason::EventLimit(n) | StopReason::MemoryLimit(n) => {
+                Some(n as f64)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// In JSON a stop reason is data: `{"reason": NAME, "limit": N, "message": SENTENCE}`,
+/// `limit` only for the limits, `message` as the text report words it.
 impl Serialize for StopReason {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("reason", self.name())?;
+        if let Some(limit) = self.limit() {
+            m.serialize_entry("limit", &limit)?;
+        }
+        m.serialize_entry("message", &self.to_string())?;
+        m.end()
     }
 }
 

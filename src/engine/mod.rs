@@ -21,8 +21,8 @@ pub(crate) use budget::Pacer;
 pub use budget::{Budget, CancelToken, StopReason};
 pub use progress::{Observer, Progress, Silent};
 pub use report::{
-    AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, StepNames,
-    Verdict, Witness, WitnessStep,
+    AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, StateEntries,
+    StepNames, Verdict, Witness, WitnessStep,
 };
 pub use stats::{
     current_rss_bytes, peak_rss_bytes, Counters, ExplicitCounters, LpCounters, PrefixSatCounters,

@@ -1,7 +1,7 @@
 //! The result of a check: verdict, findings with witnesses, settings, statistics.
 
 use super::{Stats, StopReason};
-use crate::system::{ActionId, DeadKind, System};
+use crate::system::{ActionId, DeadKind, StateValue, System};
 use hashbrown::HashMap;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -52,8 +52,28 @@ pub struct WitnessStep {
     pub id: ActionId,
     /// The action's name (a transition name, a program statement).
     pub action: Arc<str>,
+    /// The identifier the model file gives the action (a net transition's PNML id), when
+    /// it has one ([`System::action_file_id`]).
+    pub file_id: Option<Arc<str>>,
     /// The component executing it (a process), if the model has owners.
     pub owner: Option<Arc<str>>,
+}
+
+impl WitnessStep {
+    /// What identifies the step in reports and saved witnesses: the file's id, or else
+    /// the name.
+    pub fn ident(&self) -> &str {
+        self.file_id.as_deref().unwrap_or(&self.action)
+    }
+
+    /// The step as a report shows it: `t3 (take_first_1)` when the id and the name
+    /// differ, else the one of them.
+    pub fn shown(&self) -> String {
+        match &self.file_id {
+            Some(id) if **id != *self.action => format!("{id} ({})", self.action),
+            _ => self.action.to_string(),
+        }
+    }
 }
 
 /// The witness step of each action, named once per run.
@@ -70,6 +90,7 @@ impl StepNames {
             .or_insert_with(|| WitnessStep {
                 id: a,
                 action: sys.action_name(a).into(),
+                file_id: sys.action_file_id(a).map(Into::into),
                 owner: sys.action_owner(a).map(|c| sys.component_name(c).into()),
             })
             .clone()
@@ -87,7 +108,9 @@ impl StepNames {
     }
 }
 
-/// A firing sequence from the initial state. In JSON: the list of action names.
+/// A firing sequence from the initial state. In JSON: the list of its steps, each an
+/// object with `id` (the file's id of the action, or its name), `name` (when it differs
+/// from the id) and `process` (the component executing it, when the model has owners).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Witness {
     /// The steps, in order.
@@ -108,9 +131,24 @@ impl Witness {
 
 impl Serialize for Witness {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Step<'w>(&'w WitnessStep);
+        impl Serialize for Step<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let step = self.0;
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("id", step.ident())?;
+                if step.ident() != &*step.action {
+                    m.serialize_entry("name", &*step.action)?;
+                }
+                if let Some(o) = &step.owner {
+                    m.serialize_entry("process", &**o)?;
+                }
+                m.end()
+            }
+        }
         let mut seq = s.serialize_seq(Some(self.steps.len()))?;
         for step in &self.steps {
-            seq.serialize_element(&*step.action)?;
+            seq.serialize_element(&Step(step))?;
         }
         seq.end()
     }
@@ -171,6 +209,21 @@ pub struct Finding {
     /// The states the witness passes through, the initial one first and `state` last, when
     /// they were asked for (`--witness states`); empty otherwise.
     pub states: Vec<String>,
+    /// `state` as data (a net's marked places by id, a program's components), set by the
+    /// replay every reported finding goes through; empty before it.
+    pub entries: StateEntries,
+    /// `states` as data, when they were asked for.
+    pub states_entries: Vec<StateEntries>,
+}
+
+/// A state as data: (name, value) pairs, a JSON object in reports.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct StateEntries(pub Vec<(String, StateValue)>);
+
+impl Serialize for StateEntries {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
 }
 
 impl Finding {
@@ -182,32 +235,30 @@ impl Finding {
             message,
             witness,
             states: Vec::new(),
+            entries: StateEntries::default(),
+            states_entries: Vec::new(),
         }
     }
 }
 
-/// In JSON: `kind`, `state`, `message` (faults), `witness` (action names) and, when the
-/// model has owners, `owners` (the component of each step, null where there is none).
+/// In JSON: `kind`, `state` (the state as data: an object from a net's marked places, by
+/// id, to their tokens, or from a program's components to their values), `state_text`
+/// (the state in words, as the text report shows it), `message` (faults), `witness` (its
+/// steps) and, under `--witness states`, `states` and `states_text` (every state the
+/// witness passes through, the initial one first).
 impl Serialize for Finding {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Owners<'w>(&'w Witness);
-        impl Serialize for Owners<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.steps.iter().map(|step| step.owner.as_deref()))
-            }
-        }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("kind", &self.kind)?;
-        m.serialize_entry("state", &self.state)?;
+        m.serialize_entry("state", &self.entries)?;
+        m.serialize_entry("state_text", &self.state)?;
         if let Some(msg) = &self.message {
             m.serialize_entry("message", msg)?;
         }
         m.serialize_entry("witness", &self.witness)?;
-        if self.witness.has_owners() {
-            m.serialize_entry("owners", &Owners(&self.witness))?;
-        }
         if !self.states.is_empty() {
-            m.serialize_entry("states", &self.states)?;
+            m.serialize_entry("states", &self.states_entries)?;
+            m.serialize_entry("states_text", &self.states)?;
         }
         m.end()
     }
@@ -282,6 +333,9 @@ pub struct Report {
     /// findings are those of the original net (lifted, then replayed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reduction: Option<ReductionSummary>,
+    /// What was done to the findings after the engines (e.g. a witness shortened).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What the structural reductions did to a net: sizes before and after, and how often
@@ -399,6 +453,7 @@ impl Report {
             answered_by: None,
             engines: Vec::new(),
             reduction: None,
+            notes: Vec::new(),
         }
     }
 

@@ -51,7 +51,7 @@ pub fn info_text(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
             None => kinds.push((k, 1)),
         }
     }
-    let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let summary: Vec<String> = kinds.iter().map(|(k, n)| kind_count(k, *n)).collect();
     let _ = writeln!(
         s,
         "  components: {} ({})",
@@ -174,4 +174,13 @@ pub fn info_json(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
         exclusive: (info.kind == "program").then_some(info.exclusive.as_slice()),
     };
     serde_json::to_value(view).expect("[qpor internal bug] model information does not serialise to JSON")
+}
+
+/// `1 place`, `39 places`, `2 processes`: a count of components of one kind.
+fn kind_count(kind: &str, n: usize) -> String {
+    match n {
+        1 => format!("1 {kind}"),
+        _ if kind.ends_with('s') || kind.ends_with('x') => format!("{n} {kind}es"),
+        _ => format!("{n} {kind}s"),
+    }
 }

@@ -2,8 +2,8 @@
 //! stable JSON documented in the README ("JSON output"), derived from the report types.
 
 use crate::engine::{
-    AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats, Verdict,
-    Witness,
+    AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats,
+    StopReason, Verdict, Witness,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -14,6 +14,9 @@ use std::fmt::Write as _;
 pub struct TextOptions {
     /// Show per-owner (per-process) traces and every dead state in full.
     pub detailed_witness: bool,
+    /// Show every engine of a portfolio, the structural reduction and the notes; by
+    /// default the report is the verdict, the findings and one line of statistics.
+    pub verbose: bool,
 }
 
 /// The report as text for a terminal.
@@ -26,7 +29,7 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         Verdict::Inconclusive => "inconclusive",
     };
     let _ = writeln!(s, "{model}: {headline}");
-    if let Some(by) = report.answered_by {
+    if let Some(by) = report.answered_by.filter(|_| opts.verbose) {
         let _ = writeln!(s, "  answered by: {by}");
     }
     if let Some(why) = &report.stopped {
@@ -53,9 +56,24 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         let _ = writeln!(s, "  state: {}", f.state);
         write_witness(&mut s, f, opts);
     }
+    for note in &report.notes {
+        let _ = writeln!(s, "  note: {note}");
+    }
     let terminations = report.findings_of(FindingKind::Termination).count();
     if terminations > 0 {
-        let _ = writeln!(s, "  {terminations} terminal state(s) (every process finished)");
+        let _ = writeln!(
+            s,
+            "  {}",
+            plural(
+                terminations,
+                "terminal state (every process finished)",
+                "terminal states (every process finished)"
+            )
+        );
+    }
+    if !opts.verbose {
+        let _ = writeln!(s, "  {}", summary_line(report));
+        return s;
     }
     if let Some(u) = report.settings.unfolding {
         let _ = writeln!(s, "  unfolding: {u}");
@@ -75,6 +93,56 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         let _ = writeln!(s, "    {}", run_text(run));
     }
     s
+}
+
+/// The default report's one line of statistics: which engine answered, what it counted,
+/// and the run's time and memory. `answered by walk: 1 walk, 5 steps; 0.095 s, 73.6 MB peak`.
+fn summary_line(report: &Report) -> String {
+    let total = time_and_memory(&report.stats);
+    if report.engines.is_empty() {
+        return format!("{} engine: {}", report.engine, counts_text(&report.stats));
+    }
+    let answered = report
+        .engines
+        .iter()
+        .find(|r| r.ended == RunEnd::Answered)
+        .and_then(|r| Some((r.engine, r.stats.as_ref()?)));
+    match answered {
+        Some((engine, stats)) => {
+            let counts = counters_text(stats);
+            if counts.is_empty() {
+                format!("answered by {engine}; {total}")
+            } else {
+                format!("answered by {engine}: {counts}; {total}")
+            }
+        }
+        None => {
+            let started = report
+                .engines
+                .iter()
+                .filter(|r| r.ended != RunEnd::NotStarted)
+                .count();
+            format!("no engine answered ({} started; -v lists them); {total}", started)
+        }
+    }
+}
+
+/// `0.095 s, 73.6 MB peak`.
+fn time_and_memory(stats: &Stats) -> String {
+    let mut s = format!("{:.3} s", stats.seconds);
+    if stats.peak_rss_bytes > 0 {
+        let _ = write!(s, ", {:.1} MB peak", stats.peak_rss_bytes as f64 / 1e6);
+    }
+    s
+}
+
+/// `n thing` or `n things`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 /// Why the SSB count of a split run with k-partial or SDPOR alternatives differs from
@@ -132,17 +200,17 @@ fn write_witness(s: &mut String, f: &Finding, opts: TextOptions) {
         let _ = writeln!(s, "  witness: the initial state");
         return;
     }
-    let _ = writeln!(s, "  witness ({} steps):", w.steps.len());
+    let _ = writeln!(s, "  witness ({}):", plural(w.steps.len(), "step", "steps"));
     if let Some(initial) = f.states.first() {
         let _ = writeln!(s, "           {initial}");
     }
     for (i, step) in w.steps.iter().enumerate() {
         match &step.owner {
             Some(o) => {
-                let _ = writeln!(s, "    {:>3}. {o}: {}", i + 1, step.action);
+                let _ = writeln!(s, "    {:>3}. {o}: {}", i + 1, step.shown());
             }
             None => {
-                let _ = writeln!(s, "    {:>3}. {}", i + 1, step.action);
+                let _ = writeln!(s, "    {:>3}. {}", i + 1, step.shown());
             }
         }
         if let Some(state) = f.states.get(i + 1) {
@@ -177,16 +245,29 @@ pub fn stats_text(engine: &str, stats: &Stats) -> String {
 
 /// The counters, time and memory of `stats`: `243 states, 1204 edges, 0.002 s, 3.1 MB`.
 fn counts_text(stats: &Stats) -> String {
-    let mut parts: Vec<String> = stats
+    let counts = counters_text(stats);
+    if counts.is_empty() {
+        time_and_memory(stats)
+    } else {
+        format!("{counts}, {}", time_and_memory(stats))
+    }
+}
+
+/// The counters of `stats`: `243 states, 1204 edges`.
+fn counters_text(stats: &Stats) -> String {
+    let parts: Vec<String> = stats
         .counters
         .list()
         .into_iter()
-        .map(|(name, v)| format!("{v} {}", name.replace('_', " ")))
+        .map(|(name, v)| {
+            let name = name.replace('_', " ");
+            // `1 walk`, `1 dead state`: the counters are named in the plural.
+            match name.strip_suffix('s').filter(|n| v == 1 && !n.ends_with('s')) {
+                Some(one) => format!("1 {one}"),
+                None => format!("{v} {name}"),
+            }
+        })
         .collect();
-    parts.push(format!("{:.3} s", stats.seconds));
-    if stats.peak_rss_bytes > 0 {
-        parts.push(format!("{:.1} MB peak", stats.peak_rss_bytes as f64 / 1e6));
-    }
     parts.join(", ")
 }
 
@@ -199,10 +280,10 @@ struct ReportJson<'r> {
     engine: &'static str,
     #[serde(flatten)]
     settings: &'r Settings,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when there is no deadlock or fault, as in the witness file.
     witness: Option<&'r Witness>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stopped: Option<String>,
+    stopped: Option<StopReason>,
     findings: &'r [Finding],
     stats: &'r Stats,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -211,6 +292,8 @@ struct ReportJson<'r> {
     engines: &'r [EngineRun],
     #[serde(skip_serializing_if = "Option::is_none")]
     reduction: Option<&'r ReductionSummary>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    notes: &'r [String],
 }
 
 /// The report as the documented JSON object.
@@ -234,12 +317,13 @@ fn report_view<'r>(model: &'r str, report: &'r Report) -> ReportJson<'r> {
         engine: report.engine,
         settings: &report.settings,
         witness: report.witness(),
-        stopped: report.stopped.map(|r| r.to_string()),
+        stopped: report.stopped,
         findings: &report.findings,
         stats: &report.stats,
         answered_by: report.answered_by,
         engines: &report.engines,
         reduction: report.reduction.as_ref(),
+        notes: &report.notes,
     }
 }
 

@@ -28,6 +28,17 @@ pub(crate) mod program;
 use smallvec::SmallVec;
 use std::fmt;
 
+/// One value of a state as data ([`System::state_entries`]): a count of tokens, or a
+/// local state's name.
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum StateValue {
+    /// Tokens on a place.
+    Tokens(u32),
+    /// A local state by name (a process's control point and locals, a mutex's holder).
+    Text(String),
+}
+
 /// Identifies a component of a system: a place, a NUPN unit, a process instance, a mutex, …
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct CompId(pub u32);
@@ -163,6 +174,13 @@ pub trait System {
     /// Human-readable name of an action, as it appears in witnesses.
     fn action_name(&self, a: ActionId) -> String;
 
+    /// The identifier the model file gives action `a` (a net transition's PNML id), when
+    /// the model names actions by one: witnesses show it, and a saved witness is replayed
+    /// by it, since names need not be unique. `None`: the name identifies the action.
+    fn action_file_id(&self, _a: ActionId) -> Option<String> {
+        None
+    }
+
     /// What identifies action `a` whatever order the actions were met in: equal for the
     /// same action in every process that loaded the same model, different for different
     /// actions. Processes of a distributed run name actions by it. The id itself, for
@@ -180,6 +198,20 @@ pub trait System {
 
     /// Human-readable value of a local state.
     fn local_name(&self, c: CompId, l: Local) -> String;
+
+    /// A global state as data, for JSON reports: (name, value) pairs. By default every
+    /// component by name with its value's name; nets list their marked places by id with
+    /// their tokens.
+    fn state_entries(&self, state: &[Local]) -> Vec<(String, StateValue)> {
+        state
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let c = CompId(i as u32);
+                (self.component_name(c), StateValue::Text(self.local_name(c, *l)))
+            })
+            .collect()
+    }
 
     /// A global state in words, for reports: by default `component=value` for every
     /// component; nets list their marked places.

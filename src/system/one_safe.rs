@@ -8,7 +8,7 @@
 //! so they neither stop a search nor count as answers.
 
 use super::net::NetSystem;
-use super::{ActionId, CompId, Local, ModelError, Step, System};
+use super::{ActionId, CompId, Local, ModelError, StateValue, Step, System};
 
 /// A net, one component per place (the local state is the token count), whose
 /// faults are the places holding more than one token.
@@ -56,6 +56,10 @@ impl System for OneSafeWatch<'_> {
         self.inner.action_name(a)
     }
 
+    fn action_file_id(&self, a: ActionId) -> Option<String> {
+        self.inner.action_file_id(a)
+    }
+
     fn action_key(&self, a: ActionId) -> Vec<u32> {
         self.inner.action_key(a)
     }
@@ -66,6 +70,10 @@ impl System for OneSafeWatch<'_> {
 
     fn describe_state(&self, state: &[Local]) -> String {
         self.inner.describe_state(state)
+    }
+
+    fn state_entries(&self, state: &[Local]) -> Vec<(String, StateValue)> {
+        self.inner.state_entries(state)
     }
 
     fn has_final_states(&self) -> bool {

@@ -52,6 +52,8 @@ pub struct DotOptions {
     pub max_events: Option<usize>,
     /// Events to fill (prefix and event-structure views).
     pub highlight: Option<Highlight>,
+    /// A marking to draw and the transitions that led to it (net view).
+    pub marking: Option<MarkingHighlight>,
     /// A title line shown at the top of the picture, above the view's own summary line.
     pub title: Option<String>,
     /// Prefix and event-structure views: the prefix given is only the start of the
@@ -77,6 +79,19 @@ pub struct Highlight {
     /// The events' ids in the prefix.
     pub events: Vec<u32>,
     /// What the set is, e.g. `deadlock configuration`.
+    pub caption: String,
+}
+
+/// A marking drawn on the net view (a dead marking, the end of a saved witness): its
+/// marked places filled, with their tokens, and the transitions fired on the way there
+/// filled with how often each fired.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MarkingHighlight {
+    /// Tokens of each place, indexed by place.
+    pub tokens: Vec<u32>,
+    /// How often each transition fired on the way, indexed by transition.
+    pub fired: Vec<u32>,
+    /// What the marking is, e.g. `the dead marking after 5 steps`.
     pub caption: String,
 }
 

@@ -9,12 +9,20 @@
 //!   is not boxed when it has no place of its own: it would only frame the whole net);
 //!   transitions stay outside, since they connect units.
 //!
+//! - With a marking to show ([`DotOptions::marking`]), places carry that marking's tokens
+//!   instead of the initial ones, marked places are filled, and the transitions fired on
+//!   the way are filled and labelled with how often they fired; the title says what the
+//!   marking is.
+//!
 //! So the picture has exactly one node per place and transition and one edge per arc
 //! (input + output + read, [`Net::num_arcs`]). With `max_events = N` only the first N
 //! transitions are drawn, with the places they touch, and a note tells how many of each
 //! were left out.
 
-use super::{common_defaults, plural, titled, DotOptions, DotWriter};
+use super::{
+    common_defaults, plural, titled, DotOptions, DotWriter, MarkingHighlight, HIGHLIGHT_CUT_FILL,
+    HIGHLIGHT_FILL,
+};
 use crate::system::net::Net;
 use std::io::{self, Write};
 
@@ -27,9 +35,9 @@ fn tokens_text(n: u32) -> String {
     }
 }
 
-fn place_label(net: &Net, p: usize) -> String {
+fn place_label(net: &Net, p: usize, tokens: u32) -> String {
     let place = &net.places[p];
-    let tokens = tokens_text(place.initial);
+    let tokens = tokens_text(tokens);
     if tokens.is_empty() {
         place.label().to_string()
     } else {
@@ -50,7 +58,7 @@ pub fn write_net<W: Write>(net: &Net, opts: &DotOptions, out: W) -> io::Result<W
         }
     }
     let name = net.name.as_deref().unwrap_or("net");
-    let title = titled(opts, {
+    let mut title = titled(opts, {
         format!(
             "{name}: {}, {}, {}",
             plural(net.places.len(), "place", "places"),
@@ -58,22 +66,38 @@ pub fn write_net<W: Write>(net: &Net, opts: &DotOptions, out: W) -> io::Result<W
             plural(net.num_arcs(), "arc", "arcs")
         )
     });
+    let marking = opts.marking.as_ref();
+    if let Some(m) = marking {
+        title.push_str(&format!("\nfilled: {}", m.caption));
+    }
+    let tokens = |p: usize| shown_tokens(net, marking, p);
     let mut w = DotWriter::digraph(out, name)?;
     common_defaults(&mut w, Some(&title), &[])?;
 
     // Places: first those in NUPN units, as nested clusters, then the others.
     let mut placed = vec![false; net.places.len()];
     if let Some(nupn) = &net.nupn {
-        write_units(&mut w, net, nupn, &drawn_place, &mut placed)?;
+        write_units(&mut w, net, nupn, &drawn_place, &mut placed, marking)?;
     }
     for p in 0..net.places.len() {
         if drawn_place[p] && !placed[p] {
-            write_place(&mut w, net, p)?;
+            write_place(&mut w, net, p, tokens(p), marking.is_some())?;
         }
     }
 
     for (ti, t) in net.transitions[..drawn_transitions].iter().enumerate() {
-        w.node(&format!("t{ti}"), &[("shape", "box"), ("label", t.label())])?;
+        match marking.map_or(0, |m| m.fired.get(ti).copied().unwrap_or(0)) {
+            0 => w.node(&format!("t{ti}"), &[("shape", "box"), ("label", t.label())])?,
+            n => w.node(
+                &format!("t{ti}"),
+                &[
+                    ("shape", "box"),
+                    ("style", "filled"),
+                    ("fillcolor", HIGHLIGHT_FILL),
+                    ("label", &format!("{}\n×{n}", t.label())),
+                ],
+            )?,
+        }
     }
     for (ti, t) in net.transitions[..drawn_transitions].iter().enumerate() {
         let tid = format!("t{ti}");
@@ -115,11 +139,34 @@ pub fn write_net<W: Write>(net: &Net, opts: &DotOptions, out: W) -> io::Result<W
     w.finish()
 }
 
-fn write_place<W: Write>(w: &mut DotWriter<W>, net: &Net, p: usize) -> io::Result<()> {
-    w.node(
-        &format!("p{p}"),
-        &[("shape", "circle"), ("label", &place_label(net, p))],
-    )
+/// The tokens drawn on place `p`: the marking's, or the initial ones.
+fn shown_tokens(net: &Net, marking: Option<&MarkingHighlight>, p: usize) -> u32 {
+    marking.map_or(net.places[p].initial, |m| m.tokens.get(p).copied().unwrap_or(0))
+}
+
+/// Writes place `p` with `tokens`; `filled`: a marking is shown and a marked place is
+/// filled.
+fn write_place<W: Write>(
+    w: &mut DotWriter<W>,
+    net: &Net,
+    p: usize,
+    tokens: u32,
+    filled: bool,
+) -> io::Result<()> {
+    let label = place_label(net, p, tokens);
+    if filled && tokens > 0 {
+        w.node(
+            &format!("p{p}"),
+            &[
+                ("shape", "circle"),
+                ("style", "filled"),
+                ("fillcolor", HIGHLIGHT_CUT_FILL),
+                ("label", &label),
+            ],
+        )
+    } else {
+        w.node(&format!("p{p}"), &[("shape", "circle"), ("label", &label)])
+    }
 }
 
 enum Frame {
@@ -134,6 +181,7 @@ fn write_units<W: Write>(
     nupn: &crate::system::net::Nupn,
     drawn_place: &[bool],
     placed: &mut [bool],
+    marking: Option<&MarkingHighlight>,
 ) -> io::Result<()> {
     let n = nupn.units.len();
     if nupn.root >= n {
@@ -189,7 +237,7 @@ fn write_units<W: Write>(
                 let p = p.index();
                 if p < placed.len() && drawn_place[p] && !placed[p] {
                     placed[p] = true;
-                    write_place(w, net, p)?;
+                    write_place(w, net, p, shown_tokens(net, marking, p), marking.is_some())?;
                 }
             }
             frames.push(Frame::Close);

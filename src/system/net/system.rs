@@ -3,7 +3,7 @@
 use super::components::{Decomposition, Layout, NetComp};
 use super::effects::{effect_enabled, CompEffect, TransitionIndex};
 use super::{Net, PlaceId, TransId};
-use crate::system::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
+use crate::system::{ActionId, CompId, Local, ModelError, StateValue, Step, System, TouchSet};
 
 /// A [`Net`] seen as a component system.
 pub struct NetSystem<'n> {
@@ -238,8 +238,23 @@ impl System for NetSystem<'_> {
         self.net.transitions[a.index()].label().to_string()
     }
 
+    fn action_file_id(&self, a: ActionId) -> Option<String> {
+        Some(self.net.transitions[a.index()].id.clone())
+    }
+
     fn describe_state(&self, state: &[Local]) -> String {
         self.net.marking_text(&self.marking(state))
+    }
+
+    fn state_entries(&self, state: &[Local]) -> Vec<(String, StateValue)> {
+        let marking = self.marking(state);
+        self.net
+            .places
+            .iter()
+            .zip(marking)
+            .filter(|(_, n)| *n > 0)
+            .map(|(p, n)| (p.id.clone(), StateValue::Tokens(n)))
+            .collect()
     }
 
     fn local_name(&self, c: CompId, l: Local) -> String {
