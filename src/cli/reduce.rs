@@ -1,4 +1,4 @@
-//! `qpor reduce`: NP-hardness instances from a CNF formula (DESIGN.md §4).
+//! `qpor reduce`: NP-hardness instances from a CNF formula (docs/reductions.md).
 
 use super::memory::{MemoryArg, EXIT_LIMIT};
 use super::write_output;
