@@ -75,7 +75,7 @@ pub fn instance_text(cnf: &Cnf, source: &str) -> String {
     };
     c(
         &mut s,
-        "qpor reduction instance (Theorem 4.2, paper.md §3.2): a lock-only program",
+        "qpor reduction instance (Theorem 4.2, docs/paper.md#theorem-42): a lock-only program",
     );
     c(
         &mut s,
