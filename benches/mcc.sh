@@ -5,7 +5,8 @@
 #   benches/mcc.sh [-b QPOR] [-t SECONDS] [-e OneSafe] DIR [extra check options…]
 #
 # DIR holds NAME.pnml files and a verdicts.tsv (columns: instance, deadlock, onesafe,
-# bytes; deadlock TRUE when a deadlock is reachable), as ../shared/models/mcc2023-dev.
+# bytes; deadlock TRUE when a deadlock is reachable), as models/mcc2023/ does (that
+# folder holds 19 nets; larger sets of MCC nets with verdicts are not shipped).
 # Prints per net: the published answer, qpor's answer (TRUE: a deadlock is reachable),
 # the engine (or, for OneSafe, the first technique) that answered, the
 # wall-clock time, what the engine counted (states stored by explicit and stubborn,

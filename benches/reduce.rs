@@ -1,4 +1,4 @@
-//! The complexity of alternatives (Theorem 4.1, paper.md §3.1): on the PES instances of
+//! The complexity of alternatives (Theorem 4.1, docs/paper.md#theorem-41): on the PES instances of
 //! random 3-CNF formulas at 4.26 clauses per variable (the hard region), the time of
 //! qpor's optimal Alt (the comb over all of D, exponential) against k-partial Alt for
 //! k = 1, 2, 3 (a comb of k spikes, polynomial) and against the batsat SAT solver on the

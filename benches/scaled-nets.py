@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes MCC-style Philosophers-PT-N and Dekker-PT-N nets at any size, for the prefix-sat
 measurements at sizes the contest ships but the repository does not (the structure is that
-of the shipped Philosophers-PT-000005/000010 and Dekker-PT-010 in ../shared/models).
+of the shipped Philosophers-PT-000005/000010 and Dekker-PT-010 in models/mcc2023/).
 
     python3 benches/scaled-nets.py OUTDIR N…
 writes OUTDIR/Philosophers-PT-N.pnml and OUTDIR/Dekker-PT-N.pnml for each N.

@@ -1,6 +1,6 @@
 //! The rows of Table 1 of the QPOR paper (CAV'18), run with the `qpor` binary (one process
 //! per run, so that peak memory is the run's own), printed as a Markdown table beside
-//! Dpu's published numbers (`shared/research/dpu.md` §6.2).
+//! Dpu's published numbers (docs/paper.md#table-1).
 //!
 //! `cargo bench --bench table1` runs the rows up to Disp(5,4), Mpat(6), MPC(4,5), Pi(8) and
 //! Pol(12,3), with k = 1, 2, 3 and optimal alternatives and `--cutoff none` (as the paper).

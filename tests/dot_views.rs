@@ -59,7 +59,7 @@ fn reduction_size(p: &Prefix) -> usize {
     reduction.edge_count()
 }
 
-/// Immediate conflict straight from paper.md §1.3: e # e', and [e] ∪ ⌈e'⌉ and ⌈e⌉ ∪ [e']
+/// Immediate conflict straight from docs/paper.md#prime-event-structures: e # e', and [e] ∪ ⌈e'⌉ and ⌈e⌉ ∪ [e']
 /// are conflict-free.
 fn brute_force_conflicts(p: &Prefix) -> Vec<(u32, u32)> {
     let n = p.events.len();

@@ -15,7 +15,7 @@
 //!
 //! `cargo test --release --test fuzz` runs a short seeded run of every target (CI);
 //! `QPOR_FUZZ_INPUTS=N` (per target), `QPOR_FUZZ_SEED=S` and `QPOR_FUZZ_TARGETS=a,b`
-//! choose another run (README, "Fuzzing").
+//! choose another run (docs/robustness.md).
 
 mod engine_support;
 mod net_support;

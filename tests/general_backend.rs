@@ -157,7 +157,7 @@ proptest! {
 
 #[test]
 fn the_general_backend_finds_the_deadlock_of_the_lock_net_and_says_so() {
-    // Two processes taking two locks in opposite orders (cunf.md §1.1).
+    // Two processes taking two locks in opposite orders (docs/paper.md#the-pep-low-level-net-format).
     let spec = NetSpec {
         marking: vec![1, 0, 0, 1, 0, 0, 1, 1],
         transitions: vec![

@@ -1,5 +1,5 @@
 //! The PEP ll_net reader and writer through the public API: every shipped net, the
-//! examples of `research/cunf.md` §1.1, one test per kind of malformed input (message and
+//! examples of docs/paper.md#the-pep-low-level-net-format, one test per kind of malformed input (message and
 //! exact position), writer errors, and property tests (round trips of random nets, no
 //! panic on damaged files).
 
@@ -167,7 +167,7 @@ fn load_reads_latin1_benchmark_files() {
     assert_eq!(loaded.model.as_net().unwrap().places.len(), 36);
 }
 
-/// `research/cunf.md` §1.1: two processes taking two locks in opposite order.
+/// docs/paper.md#the-pep-low-level-net-format: two processes taking two locks in opposite order.
 const LOCKS: &str = "PEP
 PTNet
 FORMAT_N
@@ -257,7 +257,7 @@ fn the_two_locks_example_parses() {
 
 #[test]
 fn read_arcs_in_both_spellings() {
-    // cunf.md: make p1.takeB only test lockB.
+    // As Cunf's documentation suggests: make p1.takeB only test lockB.
     let tested = LOCKS.replace("8>2\n", "") + "RA\n2<8\n";
     let net = net_of(&tested);
     let t = transition(&net, "p1.takeB");

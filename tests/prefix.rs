@@ -1,6 +1,6 @@
 //! Complete finite prefixes (`qpor unfold`, the ERV builder of `qpor::unfolding::prefix`):
 //! - the sizes on the classic ll_net nets equal those Cunf reports under the same ERV
-//!   order (cunf.md §5.2), for both backends;
+//!   order (docs/paper.md#benchmark-nets), for both backends;
 //! - completeness on random small nets, safe or not: every reachable state (explicit
 //!   search) is the state of some cutoff-free configuration of the prefix, and no
 //!   configuration of the prefix reaches anything else;
@@ -22,7 +22,7 @@ use qpor::{ActionId, Local, Step, System};
 use std::collections::{HashSet, VecDeque};
 
 /// (file, events, conditions, cutoffs) as Cunf v1.6.1 reports them with `-c erv`
-/// (cunf.md §5.2, examples/other/).
+/// (docs/paper.md#benchmark-nets; Cunf's `examples/other/`).
 const CUNF_ERV: [(&str, u64, u64, u64); 19] = [
     ("buf100.ll_net", 5051, 10101, 1),
     ("cyclic_3.fsa.ll_net", 23, 52, 4),

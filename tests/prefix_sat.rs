@@ -91,7 +91,7 @@ proptest! {
 }
 
 /// Cunf's `cna` skipped the conflict clauses of the first condition of the prefix and
-/// answered "deadlock" on nets like this one (`cunf.md` §4.2): p0, the first place, has
+/// answered "deadlock" on nets like this one (docs/paper.md#deadlocks-by-sat): p0, the first place, has
 /// two consumers, each taking a resource the other branch's loop needs. Firing both (which
 /// the conflict on p0 forbids) would kill both loops.
 #[test]

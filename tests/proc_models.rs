@@ -1,6 +1,6 @@
 //! The models of `models/proc/` through the public API: explicit-engine verdicts, the
 //! number of terminal states at small parameters against hand counts, the number of
-//! Mazurkiewicz traces against the paper's (dpu.md §6), agreement of each program with its
+//! Mazurkiewicz traces against the paper's (docs/paper.md#table-1), agreement of each program with its
 //! exported net, loading at the sizes of the paper's Table 1, and the program as a component
 //! system (folding of local code, interning, touch sets, firing, names and faults).
 
@@ -221,7 +221,8 @@ fn count_traces(sys: &dyn System) -> u64 {
 }
 
 /// The number of Mazurkiewicz traces (maximal configurations of the unfolding) equals
-/// Dpu's counts (dpu.md §6.2, §6.3): the models synchronise exactly like the C programs.
+/// Dpu's counts (docs/paper.md#table-1,
+/// docs/paper.md#reference-counts): the models synchronise exactly like the C programs.
 #[test]
 fn trace_counts_match_the_paper() {
     let cases: &[(&str, Defines, u64)] = &[

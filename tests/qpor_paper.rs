@@ -1,4 +1,4 @@
-//! The paper's numbers (dpu.md §6.2–6.3), exactly, with `--cutoff none`: maximal
+//! The paper's numbers (docs/paper.md#table-1, docs/paper.md#reference-counts), exactly, with `--cutoff none`: maximal
 //! configurations = Mazurkiewicz traces, the same for every k, 0 SSBs in optimal mode; SSBs
 //! of ssbexp at k = 1 growing with K, none at k ≥ 2 (the paper's Fig. 1 claim).
 

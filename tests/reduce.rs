@@ -1,4 +1,4 @@
-//! The NP-hardness reductions (paper.md §3, issue 7) against an independent SAT solver
+//! The NP-hardness reductions (docs/paper.md#np-hardness, issue 7) against an independent SAT solver
 //! (batsat): for every formula of a fixed-seed set of random 3-CNF formulas and of
 //! hand-made edge cases, the three deciders — optimal Alt on the Theorem 4.1 PES, optimal
 //! Alt on the Theorem 4.2 program, the general backend's cex search on the Theorem 4.3 net

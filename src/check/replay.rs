@@ -1,5 +1,5 @@
 //! Every witness is replayed on the model before it is reported, whatever engine found it
-//! (DESIGN.md §4b): a deadlock is only a verdict when its firing sequence can be fired from
+//! (docs/design.md#witnesses-and-replay): a deadlock is only a verdict when its firing sequence can be fired from
 //! the initial state and ends in the reported dead state. An engine bug then shows as an
 //! internal error instead of a wrong answer.
 

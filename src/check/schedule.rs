@@ -1,7 +1,7 @@
 //! Which engines a check runs, in what order, with what share of the time: the schedule
 //! of `--engine auto`, decided from the model's structure and the number of cores.
 //!
-//! # The rules (also in the README, "Engines")
+//! # The rules (for users: docs/engines.md)
 //! * **Cheap first.** The random walk costs almost nothing to start and finds the
 //!   deadlocks of many huge state spaces in milliseconds, so it is always started first.
 //!   It can never prove absence, so where it would take a core from an engine that can
@@ -16,8 +16,8 @@
 //!   development nets, 10 s each, the stubborn search alone decided 96 of 121, QPOR 59,
 //!   the explicit search 40 (benches/README.md, "The MCC development nets"); on the
 //!   shipped programs at large sizes it decided 7 of 9 in 30 s, as QPOR did but not the
-//!   same ones, and was faster on 4 of the 6 both decided (benches/README.md, "Stubborn,
-//!   explicit and QPOR on the shipped programs").
+//!   same ones, and was faster on 4 of the 6 both decided (benches/journal/mcc.md,
+//!   "Stubborn, explicit and QPOR on the shipped programs").
 //!   QPOR still decides some that the stubborn search does not (many states, few
 //!   maximal configurations: deadlock-free philosophers, where cutoffs fold the cycles),
 //!   so it takes the walk's core when the walk's slice ends. The explicit search stores a

@@ -1,4 +1,5 @@
-//! `qpor hardness`: the NP-hardness instances of the QPOR paper, made from a CNF formula.
+//! `qpor hardness`: the NP-hardness instances of the QPOR paper, made from a CNF formula
+//! (docs/reductions.md).
 
 use super::memory::{MemoryArg, EXIT_LIMIT};
 use super::write_output;

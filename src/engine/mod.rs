@@ -1,5 +1,5 @@
 //! The vocabulary every engine speaks, and the [`Engine`] trait they all implement
-//! (DESIGN.md §4b).
+//! (docs/design.md#engines-and-verdicts).
 //!
 //! An engine takes a model, a [`Budget`] (a deadline and a cancel flag shared with the
 //! other engines of a check) and an [`Observer`] for its progress line, and returns the

@@ -1,5 +1,5 @@
 //! The explicit-state engine: breadth-first search over the global states of a component
-//! system (DESIGN.md §1, "Explicit-state baseline").
+//! system (docs/design.md#the-other-engines).
 //!
 //! It is the oracle of every other engine, so it is deliberately plain: states are stored
 //! once ([`store::SearchTree`]), numbered in discovery order, which is breadth-first order;

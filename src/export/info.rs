@@ -96,7 +96,7 @@ pub fn safeness_text(s: &Safeness) -> String {
     }
 }
 
-/// `qpor info --json`: the model information with the names the README documents.
+/// `qpor info --json`: the model information with the names docs/output.md documents.
 #[derive(Serialize)]
 struct InfoJson<'i> {
     model: &'i str,

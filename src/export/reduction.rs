@@ -15,7 +15,7 @@ pub fn pes_instance_text(cnf: &Cnf, source: &str) -> String {
     let mut c = String::new();
     let _ = writeln!(
         c,
-        "qpor reduction instance (Theorem 4.1, paper.md §3.1): an explicit prime event structure"
+        "qpor reduction instance (Theorem 4.1, docs/paper.md#theorem-41): an explicit prime event structure"
     );
     let _ = writeln!(c, "made by `qpor reduce --to pes` from {source}.");
     let _ = writeln!(
@@ -101,7 +101,7 @@ pub fn net_instance_pnml(cnf: &Cnf, source: &str) -> io::Result<Vec<u8>> {
     let mut c = String::new();
     let _ = writeln!(
         c,
-        "<!--\n  qpor reduction instance (Theorem 4.3, paper.md §3.3): a P/T net with non-safe places"
+        "<!--\n  qpor reduction instance (Theorem 4.3, docs/paper.md#theorem-43): a P/T net with non-safe places"
     );
     let _ = writeln!(
         c,

@@ -1,5 +1,5 @@
 //! Rendering of check reports: short human-readable text, and the
-//! stable JSON documented in the README ("JSON output"), derived from the report types.
+//! stable JSON documented in docs/output.md, derived from the report types.
 
 use crate::engine::{
     AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats,

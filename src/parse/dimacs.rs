@@ -1,5 +1,5 @@
-//! DIMACS CNF reader (DESIGN.md §2): the input of the NP-hardness reductions (DESIGN.md §4,
-//! `crate::reduce`).
+//! DIMACS CNF reader (docs/design.md#inputs): the input of the NP-hardness reductions
+//! (docs/reductions.md, `crate::reduce`).
 //!
 //! # What is read
 //! - Comment lines: a line whose first non-blank character is `c`, anywhere in the file.

@@ -1,4 +1,4 @@
-//! Readers of every input format (DESIGN.md §2). Each reader reports bad input as a
+//! Readers of every input format (docs/design.md#inputs). Each reader reports bad input as a
 //! [`ParseError`] carrying `file:line:col` and never panics.
 
 pub(crate) mod dimacs;

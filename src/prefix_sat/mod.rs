@@ -1,5 +1,5 @@
 //! Deadlocks from the complete prefix with a SAT solver (Khomenko & Koutny; Rodríguez &
-//! Schwoon's `cna`, `../shared/research/cunf.md` §4): one query — is there a cutoff-free
+//! Schwoon's `cna`; docs/paper.md#deadlocks-by-sat): one query — is there a cutoff-free
 //! configuration of the complete prefix whose cut enables no event? — instead of an
 //! enumeration of configurations or states.
 //!

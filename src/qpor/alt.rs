@@ -1,4 +1,5 @@
-//! Alternatives (paper.md §2.2–2.4, §4.1–4.2; dpu.md §4.3).
+//! Alternatives (docs/paper.md#clues-and-alternatives, docs/paper.md#k-partial-alternatives,
+//! docs/paper.md#combs).
 //!
 //! An alternative to D after C is a set J of events such that C ∪ J is a configuration,
 //! J ∩ D = ∅, and every event of D is in conflict with some event of J; a k-partial
@@ -7,7 +8,7 @@
 //! holding the events of U in immediate conflict with d, filtered (not in D, compatible
 //! with C, and — for k-partial — not above an unjustified event of D); the first pairwise
 //! conflict-free combination ⟨e₁…e_k⟩ gives J = \[e₁\] ∪ … ∪ \[e_k\]. Finding one is
-//! NP-complete for k = ∞ (paper.md §3.1) and polynomial for fixed k: k-partial combs are
+//! NP-complete for k = ∞ (docs/paper.md#theorem-41) and polynomial for fixed k: k-partial combs are
 //! searched depth-first in spike order, the optimal comb with forward checking
 //! (`optimal_combination`).
 //!

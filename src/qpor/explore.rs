@@ -1,4 +1,5 @@
-//! Algorithm 1 of the paper, Explore(C, D, A), without recursion (paper.md §2.1, §2.6).
+//! Algorithm 1 of the paper, Explore(C, D, A), without recursion
+//! (docs/paper.md#algorithm-1, docs/paper.md#how-dpu-runs-algorithm-1).
 //!
 //! ```text
 //! Explore(C, D, A):
@@ -12,7 +13,7 @@
 //!  8  U := U ∩ Q_{C,D}
 //! ```
 //!
-//! The recursion is unrolled as Dpu does (dpu.md §4.2): the *trail* holds one level per
+//! The recursion is unrolled as Dpu does (docs/paper.md#how-dpu-runs-algorithm-1): the *trail* holds one level per
 //! event of C, each remembering the event chosen there and how long D was when it was
 //! chosen. Going forward (lines 2–5) pushes levels; at a leaf, cex(C) is added to U (line 1
 //! for every prefix of C at once: cex of a prefix is contained in cex(C)); going back pops a

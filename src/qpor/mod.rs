@@ -1,5 +1,6 @@
 //! Quasi-Optimal Partial Order Reduction: Algorithm 1 of the paper over an
-//! [`Unfolding`](crate::unfold::Unfolding) (DESIGN.md §1 "QPOR"; paper.md §2, §4).
+//! [`Unfolding`](crate::unfold::Unfolding) (docs/design.md#qpor-algorithm-1;
+//! docs/paper.md#algorithm-1, docs/paper.md#combs).
 //!
 //! - [`explore`](mod@explore): the exploration itself, iterative;
 //! - [`alt`]: the alternatives — k-partial (combs), optimal, SDPOR-like;

@@ -70,7 +70,8 @@ impl SplitPolicy {
 /// How many nodes a task explores between two looks for a split under
 /// [`SplitPolicy::Fixed`]. Each task replays its root in a fresh replica, so a task must
 /// be worth more than its replay, and the pool needs enough tasks to keep the workers
-/// busy; measured in benches/README.md ("Counts that do not depend on the threads").
+/// busy; measured in benches/journal/table1.md ("k-partial runs with counts that do not
+/// depend on the threads").
 pub(crate) const FIXED_SPLIT_NODES: u32 = 4096;
 
 /// When a running task pauses to look for a split (see [`SplitPolicy`]); after a look

@@ -1,4 +1,4 @@
-//! The cex decider behind `qpor decide cex` (paper.md §3.3, Theorem 4.3): does cex(C)
+//! The cex decider behind `qpor decide cex` (docs/paper.md#theorem-43): does cex(C)
 //! hold an event of the target transition t*?
 //!
 //! The question is answered by the general backend ([`GeneralUnfolding`], branching

@@ -1,4 +1,5 @@
-//! The NP-hardness reductions of the paper (DESIGN.md §4; paper.md §3): instance
+//! The NP-hardness reductions of the paper (docs/reductions.md;
+//! docs/paper.md#np-hardness): instance
 //! generators from CNF formulas, readers of the instance files, and deciders that answer
 //! the instances with qpor's own algorithms (`docs/reductions.md`).
 //!

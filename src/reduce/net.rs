@@ -1,4 +1,4 @@
-//! Theorem 4.3 (paper.md §3.3): SAT → "does cex(C) hold an event of transition t*?" in the
+//! Theorem 4.3 (docs/paper.md#theorem-43): SAT → "does cex(C) hold an event of transition t*?" in the
 //! unfolding (branching process) of a P/T net with non-safe places.
 //!
 //! For φ over x₁ … x_n with clauses c₁ … c_m:
@@ -16,7 +16,7 @@
 //! clause is a choice of σ(xᵢ) = [tᵢ ∈ X] and, for every clause, of a literal true under σ;
 //! (t_star, X) is an extension of C, and a conflicting one since C consumed X's
 //! V-conditions. Hence cex(C) has a t_star-event iff φ is satisfiable. The places V_i hold
-//! two tokens: for safe nets the question is polynomial (paper.md §3.3, caveat).
+//! two tokens: for safe nets the question is polynomial (docs/paper.md#safe-nets-are-easier).
 //!
 //! A formula without variables gets one unused variable, so that t* still needs a token
 //! that C consumed (the empty formula is satisfiable; without it t* would be enabled, not a

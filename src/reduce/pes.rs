@@ -1,4 +1,4 @@
-//! Theorem 4.1 (paper.md §3.1): SAT → "is there an alternative to D after C?" on an explicit
+//! Theorem 4.1 (docs/paper.md#theorem-41): SAT → "is there an alternative to D after C?" on an explicit
 //! prime event structure.
 //!
 //! For φ = c₁ ∧ … ∧ c_m over x₁ … x_n:

@@ -1,4 +1,4 @@
-//! Theorem 4.2 (paper.md §3.2): SAT → "is there an alternative to D after C?" in the
+//! Theorem 4.2 (docs/paper.md#theorem-42): SAT → "is there an alternative to D after C?" in the
 //! unfolding of a lock-only program.
 //!
 //! For φ over x₁ … x_n with clauses c₁ … c_m, the program has mutexes `v[i]` (variables)
@@ -75,7 +75,7 @@ pub fn instance_text(cnf: &Cnf, source: &str) -> String {
     };
     c(
         &mut s,
-        "qpor reduction instance (Theorem 4.2, paper.md §3.2): a lock-only program",
+        "qpor reduction instance (Theorem 4.2, docs/paper.md#theorem-42): a lock-only program",
     );
     c(
         &mut s,

@@ -27,7 +27,7 @@
 //! ([`MAX_TRAP_CONSTRAINTS`]).
 //!
 //! Z3 was chosen over the pure-Rust MILP solver microlp by measurement on the MCC
-//! development nets (README, "Engines"): with the same encoding Z3 proved 46 of the 50
+//! development nets (docs/engines.md): with the same encoding Z3 proved 46 of the 50
 //! deadlock-free nets it was given in under 0.2 s each, microlp 33, and microlp needs
 //! bounds on every place to linearise the disjunctions soundly.
 

@@ -1,5 +1,5 @@
 //! Structural safeness of a net from place invariants (P-semiflows), for `qpor info` and
-//! the general backend's warning about non-safe nets (DESIGN.md §3).
+//! the general backend's warning about non-safe nets (docs/design.md#the-general-backend).
 //!
 //! A P-semiflow is y ≥ 0, y ≠ 0, with y · C = 0 for the incidence matrix C (read arcs do not
 //! change it): y · m is the same in every reachable marking m, so m(p) ≤ (y · m0) / y(p).

@@ -1,5 +1,5 @@
 //! The component-system IR: the one intermediate form every input is compiled to
-//! (DESIGN.md §1, "Component systems").
+//! (docs/design.md#component-systems).
 //!
 //! A [`System`] is a finite set of *components*, each holding a *local state*, and a set of
 //! *actions*. An action touches a fixed set of components, is enabled by their local states

@@ -1,4 +1,5 @@
-//! Cutoff events and adequate orders (DESIGN.md §1 "Cutoffs"; paper.md §6.3; cunf.md §2.3).
+//! Cutoff events and adequate orders (docs/design.md#cutoffs-and-adequate-orders;
+//! docs/paper.md#cutoffs; docs/paper.md#adequate-orders).
 //!
 //! An event e is a cutoff when some event e' already discovered (or the empty
 //! configuration) has a local configuration with the same state and \[e'\] ◁ \[e\]. Cutoffs are

@@ -1,5 +1,6 @@
 //! Unfoldings of component systems as prime event structures, and the [`Unfolding`] trait
-//! every exploration engine works through (DESIGN.md §1; paper.md §1.3–1.4).
+//! every exploration engine works through (docs/design.md#configurations;
+//! docs/paper.md#prime-event-structures).
 //!
 //! An unfolding holds a growing (and, with pruning, shrinking) set U of events and one
 //! *current configuration* C, changed one event at a time by [`Unfolding::push`] and
@@ -86,7 +87,7 @@ impl From<ModelError> for UnfoldError {
     }
 }
 
-/// Which backend unfolds a model (DESIGN.md §1).
+/// Which backend unfolds a model (docs/design.md#the-general-backend).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Backend {
     /// The program-like unfolding for programs and for nets with NUPN units; the general
@@ -117,7 +118,7 @@ impl Backend {
     /// general backend for the other nets. On plain nets both give the same verdicts; QPOR
     /// over the general backend was measured faster on most ll_net and MCC nets without
     /// NUPN (e.g. DPD(5) 0.035 s against 0.126 s, DPH(5) 7.0 s against more than 15 s,
-    /// FMS-2 0.76 s against 6.9 s; `benches/README.md`, "Unfolding backends"), because its
+    /// FMS-2 0.76 s against 6.9 s; `benches/journal/unfold.md`, "Unfolding backends under QPOR"), because its
     /// events consume only marked places where the place-component unfolding also chains
     /// every event on the places it fills.
     ///

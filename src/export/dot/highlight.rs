@@ -2,7 +2,7 @@
 //! prefix.
 //!
 //! A complete prefix holds, for every reachable state, a configuration reaching it
-//! (paper.md §6.3). [`deadlock_configuration`] looks for one whose state is a deadlock: a
+//! (docs/paper.md#complete-prefixes). [`deadlock_configuration`] looks for one whose state is a deadlock: a
 //! depth-first search over the configurations of the prefix, adding one enabled event
 //! (preset inside the current cut) at a time, lowest id first, while replaying the
 //! events' actions on the system to know the global state. A state is a deadlock when the

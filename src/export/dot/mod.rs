@@ -1,5 +1,5 @@
 //! Graphviz DOT pictures of models, unfolding prefixes, event structures and the QPOR
-//! exploration tree (DESIGN.md §3, `qpor dot`; issue 6).
+//! exploration tree (docs/drawing.md, `qpor dot`; issue 6).
 //!
 //! One module per view, all writing through the small [`DotWriter`] of this module:
 //! - [`net`]: a P/T net — places, transitions, weighted and read arcs, NUPN units;

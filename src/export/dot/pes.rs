@@ -1,5 +1,6 @@
 //! The `pes` view: the prime event structure of a prefix — events, immediate causality and
-//! immediate conflict (DESIGN.md §3; paper.md §1.3 for the definitions).
+//! immediate conflict (docs/drawing.md;
+//! docs/paper.md#prime-event-structures for the definitions).
 //!
 //! Causality `<` is the transitive closure of "e consumes a condition produced by e'";
 //! `⌈e⌉ = {e' | e' < e}` and `[e] = ⌈e⌉ ∪ {e}`.
@@ -10,7 +11,7 @@
 //!   drops those that are strict causes of another member of P. Drawn as solid arrows
 //!   `e' → e`.
 //! - **Immediate conflict**: e #ᵢ e' iff e # e' and both \[e\] ∪ ⌈e'⌉ and ⌈e⌉ ∪ \[e'\] are
-//!   configurations (paper.md §1.3). In an occurrence net this holds iff e and e' **share
+//!   configurations (docs/paper.md#prime-event-structures). In an occurrence net this holds iff e and e' **share
 //!   a preset condition** and **no other pair of events of \[e\] ∪ \[e'\] consumes a common
 //!   condition** (the only conflict inside \[e\] ∪ \[e'\] is the one between e and e'
 //!   themselves). Note that ⌈e⌉ ∪ ⌈e'⌉ being conflict-free is not enough: if e also

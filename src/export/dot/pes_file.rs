@@ -3,7 +3,7 @@
 //!
 //! An explicit [`Pes`] has no conditions, so this adapter takes its relations from the
 //! structure itself: immediate causality is [`Pes::immediate_causes`] (the Hasse diagram
-//! of <), immediate conflict [`Pes::immediate_conflicts`] (paper.md §1.3).
+//! of <), immediate conflict [`Pes::immediate_conflicts`] (docs/paper.md#prime-event-structures).
 //! - Events are boxes `e<i>` (declaration order) labelled with their name and, on a second
 //!   line, their label when they have one.
 //! - Immediate causality: solid arrows; immediate conflict: dashed red edges without

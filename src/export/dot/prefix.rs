@@ -1,5 +1,5 @@
-//! The `prefix` view: a complete finite prefix drawn as an occurrence net (DESIGN.md §3;
-//! cunf.md §3.2 for how Cunf draws them).
+//! The `prefix` view: a complete finite prefix drawn as an occurrence net (docs/drawing.md;
+//! docs/paper.md#drawing-prefixes for how Cunf draws them).
 //!
 //! - Conditions are circles `c<i>` labelled with their place (or `component=state`).
 //! - Events are boxes `e<i>` labelled with their transition (action) and id.

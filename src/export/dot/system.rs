@@ -1,5 +1,5 @@
-//! The `net` view of a program: the structure of its component system (DESIGN.md §1,
-//! "Component systems").
+//! The `net` view of a program: the structure of its component system
+//! (docs/design.md#component-systems).
 //!
 //! A program is interpreted lazily — its actions (resolved statements) exist only once a
 //! state offering them is reached — so there is no static net to draw. Instead,

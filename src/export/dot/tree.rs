@@ -1,4 +1,4 @@
-//! The `tree` view: the binary exploration tree of Algorithm 1 (paper.md §2.1; the
+//! The `tree` view: the binary exploration tree of Algorithm 1 (docs/paper.md#algorithm-1; the
 //! `Explore(C, D, A)` listing in [`crate::qpor::explore`](mod@crate::qpor::explore)).
 //!
 //! Every node is one call Explore(C, D, A). Its left child is the call for C ∪ {e} (line

@@ -1,8 +1,8 @@
-//! The PEP low-level net reader (`.ll_net`, DESIGN.md §2): the format of PEP, Punf, Cunf
+//! The PEP low-level net reader (`.ll_net`, docs/design.md#inputs): the format of PEP, Punf, Cunf
 //! and Mole, with Cunf's `RA` block of read arcs.
 //!
 //! The syntax is the pest grammar `grammars/llnet.pest`; this module gives it meaning and
-//! checks what a grammar cannot. We read files the way Cunf does (`research/cunf.md` §1.1)
+//! checks what a grammar cannot. We read files the way Cunf does (docs/paper.md#the-pep-low-level-net-format)
 //! with these differences:
 //! - `M<k>` may exceed 1: non-safe nets are supported.
 //! - Arc weights `w<k>` count (Cunf ignores them); a read arc has no weight above 1.

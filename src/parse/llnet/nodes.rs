@@ -18,8 +18,8 @@ struct Entity<'t> {
     capacity: Option<usize>,
 }
 
-/// Cunf's id assignment in one block (`research/cunf.md` §1.1, "Identifiers and
-/// autonumbering").
+/// Cunf's id assignment in one block (docs/paper.md#the-pep-low-level-net-format,
+/// "Identifiers and autonumbering").
 struct Numbering {
     /// "place" or "transition".
     kind: &'static str,

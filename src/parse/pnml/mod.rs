@@ -1,4 +1,4 @@
-//! PNML reader: place/transition nets as the Model Checking Contest ships them (DESIGN.md §2).
+//! PNML reader: place/transition nets as the Model Checking Contest ships them (docs/design.md#inputs).
 //!
 //! One streaming pass over the XML with quick-xml. The reader keeps the net it is building,
 //! a symbol table of node ids and the stack of open elements — never a document tree nor

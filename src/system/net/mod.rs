@@ -1,4 +1,4 @@
-//! P/T nets (DESIGN.md §1, "Nets") and their reading as component systems.
+//! P/T nets (docs/design.md#nets) and their reading as component systems.
 //!
 //! A [`Net`] is the data every net reader produces and every net writer consumes: places
 //! with initial markings, transitions with weighted input, output and read arcs, and an

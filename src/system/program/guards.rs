@@ -12,7 +12,7 @@
 //! access never blocks), so the folding keeps every dead state, every fault and the
 //! Mazurkiewicz traces of the other steps; it removes the interleavings that only reorder
 //! accesses nothing else can see. Dpu gets the same effect by making only the calls into
-//! the thread library events (dpu.md §2.9).
+//! the thread library events (docs/paper.md#programs-with-locks).
 //!
 //! # The analysis
 //! Per process definition, a forward must-analysis over the code: the set of mutexes
@@ -75,7 +75,7 @@ impl Program {
             };
             // A mutex folds the accesses of one variable at most: a lock step over four
             // components or more made Disp(5,4) 1.5x slower, its sibling walks going over
-            // every component (benches/README.md, "Guarded accesses").
+            // every component (benches/journal/table1.md, "Guarded accesses, and Table 1 again").
             if chosen.iter().filter(|&&g| g == Some(m)).count() > 1 {
                 continue;
             }

@@ -1,5 +1,5 @@
 //! Compiled programs of the process language (`docs/language.md`) as component systems
-//! (DESIGN.md §1, "Component systems").
+//! (docs/design.md#component-systems).
 //!
 //! # Components
 //! One per process instance (its control point and locals), per mutex (free, or which

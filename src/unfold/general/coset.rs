@@ -1,5 +1,6 @@
 //! Co-set search: the backtracking at the heart of ex(C), cex(C) and possible extensions
-//! (paper.md §3.3; cunf.md §2.6, the "comb").
+//! (docs/paper.md#theorem-43;
+//! docs/paper.md#possible-extensions, the "comb").
 //!
 //! An event (t, X) needs, for each place q of •t, W(q, t) distinct conditions labelled q,
 //! all pairwise concurrent. The search gets one *column* of candidates per place (already

@@ -1,6 +1,6 @@
 //! The general backend: the branching process (unfolding) of a P/T net with individual
-//! tokens, as a prime event structure with a current configuration (DESIGN.md §1 "The
-//! general backend"; paper.md §1.3 and §3.3, the definitions of Appendix A).
+//! tokens, as a prime event structure with a current configuration
+//! (docs/design.md#the-general-backend; docs/paper.md#theorem-43 for the definitions).
 //!
 //! - A **condition** is one token: the net's initial marking gives m0(p) minimal
 //!   conditions of place p; an event gives W(t, p) new conditions of every p in t•.

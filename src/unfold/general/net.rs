@@ -1,6 +1,6 @@
 //! A P/T net as the general backend unfolds it: every transition's *effective* preset and
-//! postset, in which tokens are individual conditions (DESIGN.md §1 "The general
-//! backend"; paper.md §3.3 for branching processes).
+//! postset, in which tokens are individual conditions
+//! (docs/design.md#the-general-backend; docs/paper.md#theorem-43 for branching processes).
 //!
 //! - **Read arcs are self-loops, for now.** A read arc t — p with no input arc on p
 //!   becomes an input arc and an output arc of weight 1: t consumes a token of p and puts

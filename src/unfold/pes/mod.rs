@@ -1,5 +1,5 @@
-//! Explicit prime event structures (paper.md §1.3): a finite [`Pes`] given event by
-//! event, with its causality, conflict and named sets of events (such as the configuration
+//! Explicit prime event structures (docs/paper.md#prime-event-structures): a finite
+//! [`Pes`] given event by event, with its causality, conflict and named sets of events (such as the configuration
 //! C and the set D of an Alt question), and [`PesUnfolding`], the same structure seen
 //! through the [`crate::unfold::Unfolding`] trait — a third backend, beside the
 //! program-like and general ones, whose events are all given from the start.
@@ -117,7 +117,7 @@ impl Pes {
     }
 
     /// #ᵢ(e): the events e' # e such that \[e\] ∪ ⌈e'⌉ and ⌈e⌉ ∪ \[e'\] are configurations
-    /// (paper.md §1.3), in index order. By inheritance this is: no cause of e' conflicts
+    /// (docs/paper.md#prime-event-structures), in index order. By inheritance this is: no cause of e' conflicts
     /// with e, and no cause of e conflicts with e'.
     pub fn immediate_conflicts(&self, e: PesEventId) -> Vec<PesEventId> {
         let ce = &self.conflicts[e.index()];

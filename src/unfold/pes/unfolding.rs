@@ -1,6 +1,6 @@
 //! An explicit prime event structure as an [`Unfolding`], so that the engines' own
 //! algorithms — above all `qpor::alt::alternative` — run on a PES given event by event
-//! (paper.md §3.1: Alt on an arbitrary finite PES).
+//! (docs/paper.md#theorem-41: Alt on an arbitrary finite PES).
 //!
 //! Every event of the [`Pes`] is in U from the start, with `EventId(i)` for the event of
 //! index i; the current configuration C starts at ∅ and changes by [`Unfolding::push`] and

@@ -1,4 +1,4 @@
-//! Possible extensions of the program-like unfolding (DESIGN.md §1): a condition is a
+//! Possible extensions of the program-like unfolding (docs/design.md#complete-finite-prefixes): a condition is a
 //! (component, local state) produced by an event on that component, or initially; an
 //! event of a step consumes the current condition of every component the step touches and
 //! produces one new condition on each. Two conditions of one component are never

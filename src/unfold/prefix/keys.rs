@@ -1,5 +1,5 @@
 //! Shared, reference-counted keys of the prefix builder's queue: the Parikh vector and the
-//! Foata normal form of a local configuration (the ERV order, cunf.md §2.3), and the
+//! Foata normal form of a local configuration (the ERV order, docs/paper.md#adequate-orders), and the
 //! postset labels of a queued extension.
 //!
 //! On a non-safe net the token-level branching process has many extensions that differ

@@ -1,5 +1,6 @@
 //! Complete finite prefixes as occurrence nets: the data `qpor unfold` builds and
-//! `qpor dot --view prefix|pes` draws (DESIGN.md §1 "Finite prefix"; cunf.md §2).
+//! `qpor dot --view prefix|pes` draws (docs/design.md#complete-finite-prefixes;
+//! docs/paper.md#complete-prefixes).
 //!
 //! Both backends produce the same shape. For the general backend conditions are its
 //! own; for the program-like backend a condition is a (component, local state) produced by

@@ -1,5 +1,5 @@
 //! Possible extensions of a branching process with individual tokens (the general
-//! backend's conditions; cunf.md §2.6, the "comb"): for a new condition r of place p and
+//! backend's conditions; docs/paper.md#possible-extensions, the "comb"): for a new condition r of place p and
 //! every transition t consuming from p, one column per place of •t, filled from co(r), and
 //! a backtracking search ([`crate::unfold::general::coset`]) for W(q, t) pairwise
 //! concurrent conditions of every column (one fewer of p, which r provides).

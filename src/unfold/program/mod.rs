@@ -1,5 +1,5 @@
-//! The program-like unfolding of a component system: the paper's U_{P,◇} (DESIGN.md §1;
-//! paper.md §1.4, §4.3–4.5; dpu.md §2–3).
+//! The program-like unfolding of a component system: the paper's U_{P,◇} (docs/design.md#the-program-like-unfolding;
+//! docs/paper.md#the-unfolding-of-a-program, docs/paper.md#trees-for-causality-and-conflict).
 //!
 //! An event is an action plus, for each component it touches, its predecessor on that
 //! component (the previous event there, or ⊥). So every event is a node in one tree per
@@ -14,9 +14,11 @@
 //!   and every position x on C's c-chain, the steps anchored at c from post_c(x) are tried
 //!   with predecessors searched along the other components' chains of C, pruned by the
 //!   consistency of their histories (no predecessor's history may hold a later event on
-//!   another chosen component — the nested-lock pitfall of paper.md §4.5) and by each
+//!   another chosen component — the nested-lock pitfall of
+//!   docs/paper.md#conflicting-extensions-of-programs) and by each
 //!   component's local state. Positions at the top of a chain are included, so blocked
-//!   requests get their conflicting extensions too (the gap of Dpu noted in dpu.md §3.2).
+//!   requests get their conflicting extensions too (the gap of Dpu noted in
+//!   docs/paper.md#conflicting-extensions-of-programs).
 //! - Compatibility of e with C (the filter of Alt's spikes) is decided from e's own
 //!   predecessors when they tell (a predecessor in C that is not C's maximum there means a
 //!   conflict; all of them maxima means e is enabled), else by comparing summaries; the

@@ -1,4 +1,4 @@
-//! The co-relation of the prefix builder (cunf.md §2.5): the initial cut is a co-set, and
+//! The co-relation of the prefix builder (docs/paper.md#the-co-relation): the initial cut is a co-set, and
 //! co(c) of each c ∈ e• is ⋂ co(b), b ∈ •e, plus the siblings of c processed before it.
 //! Each condition, once its co list is set, drives the backend's search for the
 //! extensions it enables.

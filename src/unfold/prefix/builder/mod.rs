@@ -1,5 +1,5 @@
-//! The ERV prefix builder shared by both backends (Esparza, Römer, Vogler; cunf.md §2.2–2.6;
-//! DESIGN.md §1 "Finite prefix").
+//! The ERV prefix builder shared by both backends (Esparza, Römer, Vogler;
+//! docs/paper.md#complete-prefixes; docs/design.md#complete-finite-prefixes).
 //!
 //! ```text
 //! pe := possible extensions of the initial cut      // a priority queue by ◁
@@ -16,7 +16,7 @@
 //! concurrency relation on the conditions built so far; this module owns the rest: the
 //! queue, the adequate order, the cutoff table, the co-relation and the limits.
 //!
-//! - **Co-relation** (cunf.md §2.5): for a new event e, co(c) of each c ∈ e• is
+//! - **Co-relation** (docs/paper.md#the-co-relation): for a new event e, co(c) of each c ∈ e• is
 //!   ⋂_{b ∈ •e} co(b) (shortest list first) plus the siblings of c in e• processed before
 //!   it. So an extension using several conditions of e• is found once, when the last of
 //!   them is processed, and no duplicate table is needed.
