@@ -1059,14 +1059,14 @@ fn svg_and_png_go_through_graphviz_and_say_when_it_is_missing() {
     qpor_ok(&[
         "dot",
         "models/nets/philosophers-5.pnml",
-        "--format",
+        "--to",
         "svg",
         "-o",
         svg_path,
     ]);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<svg") && text.contains("take_first_0"), "{text}");
-    let png = qpor_line("dot models/proc/ssbsimple.proc --view tree --format png");
+    let png = qpor_line("dot models/proc/ssbsimple.proc --view tree --to png");
     assert!(png.status.success(), "{}", text_of(&png.stderr));
     assert!(png.stdout.starts_with(b"\x89PNG"), "a PNG on standard output");
     let dot_file = dir.path().join("p.dot");
@@ -1084,7 +1084,7 @@ fn svg_and_png_go_through_graphviz_and_say_when_it_is_missing() {
     // Without Graphviz on the PATH: a clear message, exit 2, no file.
     let missing = dir.path().join("missing.svg");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_qpor"))
-        .args(["dot", "models/nets/philosophers-5.pnml", "--format", "svg", "-o"])
+        .args(["dot", "models/nets/philosophers-5.pnml", "--to", "svg", "-o"])
         .arg(&missing)
         .env("PATH", dir.path())
         .output()
@@ -1092,10 +1092,10 @@ fn svg_and_png_go_through_graphviz_and_say_when_it_is_missing() {
     assert_eq!(out.status.code(), Some(2));
     let err = text_of(&out.stderr);
     assert!(
-        err.contains("--format svg needs Graphviz's `dot` program, which is not installed"),
+        err.contains("--to svg needs Graphviz's `dot` program, which is not installed"),
         "{err}"
     );
-    assert!(err.contains("--format dot"), "{err}");
+    assert!(err.contains("--to dot"), "{err}");
     assert!(!missing.exists());
 }
 
@@ -1111,11 +1111,15 @@ fn bad_arguments_are_errors_not_pictures() {
                 "dot",
                 "models/nets/philosophers-5.pnml",
                 "--view",
-                "net",
+                "tree",
                 "--highlight",
                 "deadlock",
             ],
-            "--highlight applies to --view prefix and --view pes only",
+            "--highlight applies to --view net, prefix and pes",
+        ),
+        (
+            vec!["dot", "models/proc/pi.proc", "--highlight", "deadlock"],
+            "--highlight on the net view applies to nets",
         ),
         (
             vec!["dot", "models/proc/ssbexp.proc", "--view", "tree", "-k", "0"],

@@ -319,7 +319,7 @@ fn check_and_info_say_which_backend_and_whether_the_net_is_safe() {
     let o = qpor_line("check --engine qpor models/ll_net/dp_6.fsa.ll_net --unfolding program");
     assert!(String::from_utf8(o.stdout)
         .unwrap()
-        .contains("unfolding: program"));
+        .contains("qpor engine (program unfolding): "));
     let o = qpor_line("check --engine qpor --json models/ll_net/dp_6.fsa.ll_net --components places");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(

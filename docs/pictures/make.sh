@@ -3,8 +3,8 @@
 # repository root; needs Graphviz's `dot` on the PATH).
 set -e
 qpor=${QPOR:-qpor}
-"$qpor" dot models/nets/philosophers-5.pnml --view net --format svg -o docs/pictures/philosophers-5-net.svg
-"$qpor" dot models/nets/philosophers-5.pnml --view prefix --highlight deadlock --format svg -o docs/pictures/philosophers-5-prefix-deadlock.svg
-"$qpor" dot models/nets/philosophers-5.pnml --view pes --highlight deadlock --format svg -o docs/pictures/philosophers-5-pes-deadlock.svg
-"$qpor" dot models/proc/ssbexp.proc -D K=2 --view tree --all --cutoff none --format svg -o docs/pictures/ssbexp-K2-tree.svg
-"$qpor" dot models/proc/ssbexp.proc -D K=2 --view tree --all --cutoff none --sdpor --format svg -o docs/pictures/ssbexp-K2-tree-sdpor.svg
+"$qpor" dot models/nets/philosophers-5.pnml --view net --to svg -o docs/pictures/philosophers-5-net.svg
+"$qpor" dot models/nets/philosophers-5.pnml --view prefix --highlight deadlock --to svg -o docs/pictures/philosophers-5-prefix-deadlock.svg
+"$qpor" dot models/nets/philosophers-5.pnml --view pes --highlight deadlock --to svg -o docs/pictures/philosophers-5-pes-deadlock.svg
+"$qpor" dot models/proc/ssbexp.proc -D K=2 --view tree --all --cutoff none --to svg -o docs/pictures/ssbexp-K2-tree.svg
+"$qpor" dot models/proc/ssbexp.proc -D K=2 --view tree --all --cutoff none --sdpor --to svg -o docs/pictures/ssbexp-K2-tree-sdpor.svg

@@ -313,7 +313,7 @@ fn shorten_witnesses(model: &Model, opts: &CheckOptions, report: &mut Report) ->
     }
     for finding in &mut report.findings {
         let note = match shortest::shorten(&*sys, finding, &budget, opts.max_states) {
-            shortest::Shortest::Shortened { before } => {
+            shortest::Shortening::Shortened { before } => {
                 replay::replay(&*sys, finding, opts.witness_states).map_err(|e| {
                     EngineError::Internal(format!("breadth-first search for a shortest witness: {e}"))
                 })?;
@@ -322,10 +322,8 @@ fn shorten_witnesses(model: &Model, opts: &CheckOptions, report: &mut Report) ->
                     finding.witness.steps.len()
                 )
             }
-            shortest::Shortest::AlreadyShortest => {
-                "the witness is a shortest one (--witness shortest)".into()
-            }
-            shortest::Shortest::Stopped(why) => {
+            shortest::Shortening::WasShortest => "the witness is a shortest one (--witness shortest)".into(),
+            shortest::Shortening::Stopped(why) => {
                 format!("--witness shortest: the breadth-first search stopped ({why}); the witness is the engine's")
             }
         };

@@ -1,48 +1,9 @@
 //! Which engines a check runs, in what order, with what share of the time: the schedule
 //! of `--engine auto`, decided from the model's structure and the number of cores.
 //!
-//! # The rules (for users: docs/engines.md)
-//! * **Cheap first.** The random walk costs almost nothing to start and finds the
-//!   deadlocks of many huge state spaces in milliseconds, so it is always started first.
-//!   It can never prove absence, so where it would take a core from an engine that can
-//!   (fewer jobs than engines), or where nothing else would end it (no time limit), it
-//!   gets a slice: a tenth of the time limit (one second
-//!   without a limit), after which the next engine takes its core.
-//! * **The state equation** (nets): Z3 proves most deadlock-free nets it can prove in
-//!   a fraction of a second (the longest proof on the MCC development nets took 0.2 s),
-//!   and otherwise may search for long, so it runs beside the walk with a slice of its
-//!   own: a fifth of the time limit (five seconds without one).
-//! * **The stubborn-set search next**, then QPOR, then the explicit search. On the MCC
-//!   development nets, 10 s each, the stubborn search alone decided 96 of 121, QPOR 59,
-//!   the explicit search 40 (benches/README.md, "The MCC development nets"); on the
-//!   shipped programs at large sizes it decided 7 of 9 in 30 s, as QPOR did but not the
-//!   same ones, and was faster on 4 of the 6 both decided (benches/journal/mcc.md,
-//!   "Stubborn, explicit and QPOR on the shipped programs").
-//!   QPOR still decides some that the stubborn search does not (many states, few
-//!   maximal configurations: deadlock-free philosophers, where cutoffs fold the cycles),
-//!   so it takes the walk's core when the walk's slice ends. The explicit search stores a
-//!   superset of the stubborn search's states: it runs only if an engine ends early.
-//! * **The best-first stubborn search** (nets) after the state equation, with a slice
-//!   of a fifth of the limit (five seconds without one): the same reduced graph, but the
-//!   state closest to dead expanded first (`stubborn` module doc). Depth first finds
-//!   most deadlocks sooner (on the MCC development nets, 10 s each, alone: 96 decided
-//!   against 89), but misses those where many tokens must first gather in few places,
-//!   which best first finds at once (PGCD-PT-D04N025: 54 006 states in 0.04 s; depth
-//!   first stores 6.5 million in 10 s without one). Programs keep depth first only: their
-//!   distance is the number of enabled steps alone, and it was not measured.
-//! * **The prefix + SAT check** (nets with unit weights and at most one initial token per
-//!   place, as safe nets have) after the stubborn search, with a slice of three tenths
-//!   of the limit (ten seconds without one): where the complete prefix is small it
-//!   answers in one SAT query what the searches enumerate (Dekker-PT-050: 1.2 s, where
-//!   the stubborn search and QPOR give up after 30 s), and where it is not, its builder
-//!   would hold the core and gigabytes for nothing. Other nets make prefixes with a
-//!   condition per token, rarely small.
-//! * **The OneSafe view** of a net (`system::one_safe`) asks about markings that are not
-//!   dead: only the walk and the explicit search run.
-//! * **One job**: the engines take turns; the first after the walk gets half of what
-//!   remains after the walk's slice, the next one the rest.
-//! * **`--all`** asks for the complete list of dead states, which the walk never gives:
-//!   it does not run.
+//! The rules — the members and their order, the slices, one job, and the measurements
+//! that chose them — are written once, in docs/engines.md#the-auto-schedule; this module
+//! carries them out, and its constants name the slices that page gives.
 
 use super::{CheckOptions, EngineChoice};
 use crate::stubborn::SearchOrder;

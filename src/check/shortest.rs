@@ -11,11 +11,11 @@ const BUDGET_EVERY: usize = 256;
 
 /// What the search found.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Shortest {
+pub(crate) enum Shortening {
     /// The finding's witness was replaced by one of the fewest steps (it had `before`).
     Shortened { before: usize },
     /// The finding's witness already had the fewest steps.
-    AlreadyShortest,
+    WasShortest,
     /// The search stopped before it reached the state (the witness is left as it was).
     Stopped(StopReason),
 }
@@ -28,22 +28,22 @@ pub(crate) fn shorten<S: System + ?Sized>(
     finding: &mut Finding,
     budget: &Budget,
     max_states: Option<u64>,
-) -> Shortest {
+) -> Shortening {
     let before = finding.witness.steps.len();
     let Ok(target) = state_after(sys, finding.witness.steps.iter().map(|s| s.id)) else {
         // The replay of the check accepted this witness, so this does not happen; a
         // witness the search cannot follow is left to that replay.
-        return Shortest::AlreadyShortest;
+        return Shortening::WasShortest;
     };
     let path = match breadth_first_path(sys, &target, budget, max_states) {
         Ok(path) => path,
-        Err(why) => return Shortest::Stopped(why),
+        Err(why) => return Shortening::Stopped(why),
     };
     if path.len() >= before {
-        return Shortest::AlreadyShortest;
+        return Shortening::WasShortest;
     }
     finding.witness = StepNames::default().witness(sys, path);
-    Shortest::Shortened { before }
+    Shortening::Shortened { before }
 }
 
 /// The actions of a shortest firing sequence from the initial state of `sys` to `target`.
@@ -132,7 +132,7 @@ mod tests {
         let witness = StepNames::default().witness(&sys, [ActionId(0), ActionId(1)]);
         let mut f = Finding::new(FindingKind::Deadlock, "r".into(), None, witness);
         let got = shorten(&sys, &mut f, &Budget::new(None), None);
-        assert_eq!(got, Shortest::Shortened { before: 2 });
+        assert_eq!(got, Shortening::Shortened { before: 2 });
         assert_eq!(f.witness.actions(), ["c"]);
     }
 
@@ -144,13 +144,13 @@ mod tests {
         let mut f = Finding::new(FindingKind::Deadlock, "r".into(), None, witness.clone());
         assert_eq!(
             shorten(&sys, &mut f, &Budget::new(None), None),
-            Shortest::AlreadyShortest
+            Shortening::WasShortest
         );
         let long = StepNames::default().witness(&sys, [ActionId(0), ActionId(1)]);
         let mut f = Finding::new(FindingKind::Deadlock, "r".into(), None, long);
         assert_eq!(
             shorten(&sys, &mut f, &Budget::new(None), Some(1)),
-            Shortest::Stopped(StopReason::StateLimit(1))
+            Shortening::Stopped(StopReason::StateLimit(1))
         );
         assert_eq!(f.witness.steps.len(), 2);
     }

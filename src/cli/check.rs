@@ -20,7 +20,7 @@ pub const EXIT_INTERNAL: u8 = 4;
 
 #[derive(Args)]
 pub struct CheckArgs {
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Model")]
     model: ModelArgs,
     /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
     /// and explicit, and takes the first answer; lp proves deadlock freedom of nets, fires
@@ -42,7 +42,7 @@ pub struct CheckArgs {
         help_heading = "Limits"
     )]
     time_limit: Option<f64>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Limits")]
     memory: MemoryArg,
     /// Explicit, stubborn (and auto): give up (inconclusive, exit 3) after storing this
     /// many states; also bounds --witness shortest.
@@ -79,7 +79,7 @@ pub struct CheckArgs {
     /// other engines; never with --all].
     #[arg(long, value_enum, value_name = "on|off", help_heading = "Model")]
     reduce: Option<OnOff>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "QPOR and prefix-sat")]
     alt: AltArgs,
     /// qpor, prefix-sat (and auto): the adequate order deciding cutoff events [default:
     /// erv]; canonical, distance, causal and none are qpor's only.
@@ -185,8 +185,18 @@ fn refuse_ignored_options(a: &CheckArgs) -> Result<(), String> {
     for (option, given, engines) in engine_options(a) {
         if given && !engines.contains(&engine) {
             let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+            // The two size limits are each other's counterpart: say which one this engine takes.
+            let instead = match (option, engine) {
+                ("--max-states", EngineChoice::Qpor | EngineChoice::PrefixSat) => {
+                    " (it stores no states: use --max-events)"
+                }
+                ("--max-events", EngineChoice::Explicit | EngineChoice::Stubborn) => {
+                    " (it creates no events: use --max-states)"
+                }
+                _ => "",
+            };
             return Err(format!(
-                "{option} applies to --engine {}; the {} engine does not take it",
+                "{option} applies to --engine {}; the {} engine does not take it{instead}",
                 names.join(", "),
                 engine.name()
             ));

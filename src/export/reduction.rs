@@ -1,4 +1,4 @@
-//! The instance files of the NP-hardness reductions (`qpor reduce`): the generated PES or
+//! The instance files of the NP-hardness reductions (`qpor hardness`): the generated PES or
 //! net with comments saying what it encodes and the formula it came from, in the formats
 //! `qpor decide` reads back.
 
@@ -17,7 +17,7 @@ pub fn pes_instance_text(cnf: &Cnf, source: &str) -> String {
         c,
         "qpor reduction instance (Theorem 4.1, docs/paper.md#theorem-41): an explicit prime event structure"
     );
-    let _ = writeln!(c, "made by `qpor reduce --to pes` from {source}.");
+    let _ = writeln!(c, "made by `qpor hardness --to pes` from {source}.");
     let _ = writeln!(
         c,
         "Question: is there an alternative to D after C? It exists iff the formula below is satisfiable."
@@ -105,7 +105,7 @@ pub fn net_instance_pnml(cnf: &Cnf, source: &str) -> io::Result<Vec<u8>> {
     );
     let _ = writeln!(
         c,
-        "  made by `qpor reduce --to net` from {}.",
+        "  made by `qpor hardness --to net` from {}.",
         comment_safe(source)
     );
     let _ = writeln!(

@@ -100,7 +100,16 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
 fn summary_line(report: &Report) -> String {
     let total = time_and_memory(&report.stats);
     if report.engines.is_empty() {
-        return format!("{} engine: {}", report.engine, counts_text(&report.stats));
+        // A single engine's own setting that changes what its counts mean.
+        let unfolding = report
+            .settings
+            .unfolding
+            .map_or_else(String::new, |u| format!(" ({u} unfolding)"));
+        return format!(
+            "{} engine{unfolding}: {}",
+            report.engine,
+            counts_text(&report.stats)
+        );
     }
     let answered = report
         .engines

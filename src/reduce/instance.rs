@@ -45,7 +45,7 @@ pub enum InstanceKind {
 }
 
 impl InstanceKind {
-    /// The kind's name, as `qpor reduce --to` spells it.
+    /// The kind's name, as `qpor hardness --to` spells it.
     pub fn name(self) -> &'static str {
         match self {
             InstanceKind::Pes => "pes",
@@ -179,7 +179,7 @@ pub fn read(text: &str, file: &str, opts: &PesOptions) -> Result<(Instance, Vec<
             pos: Pos { line: 1, col: 1 },
             message: "not a reduction instance: expected an explicit PES (`pes 1`), a .proc program with a \
                       `// @qpor instance` line, or a PNML net with a `toolspecific tool=\"qpor\"` block (see \
-                      `qpor reduce`)"
+                      `qpor hardness`)"
                 .into(),
         }),
     }

@@ -70,7 +70,7 @@ pub fn instance(cnf: &Cnf) -> Pes {
 /// How many bytes building the PES of [`instance`] takes at least: an explicit PES keeps
 /// its causality and conflict relations as one bitset per event over all events (five of
 /// them while it is built), so the instance grows with the square of 2 · variables +
-/// clauses. `qpor reduce` refuses a formula whose instance would not fit its memory cap.
+/// clauses. `qpor hardness` refuses a formula whose instance would not fit its memory cap.
 pub fn instance_bytes(cnf: &Cnf) -> u64 {
     let events = 2 * cnf.num_vars as u64 + cnf.clauses.len() as u64;
     (events.saturating_mul(events) / 8).saturating_mul(5)

@@ -79,7 +79,7 @@ pub fn instance_text(cnf: &Cnf, source: &str) -> String {
     );
     c(
         &mut s,
-        &format!("made by `qpor reduce --to program` from {source}."),
+        &format!("made by `qpor hardness --to program` from {source}."),
     );
     c(
         &mut s,
