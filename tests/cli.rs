@@ -417,6 +417,57 @@ fn convert_keeps_the_behaviour() {
 }
 
 #[test]
+fn parallel_arcs_are_summed_with_one_warning() {
+    // t consumes p twice and gives one token back: read as one arc of weight 2, t needs two
+    // tokens and the initial marking (one token on p) is dead. Read as weight 1, t would be
+    // a self-loop enabled for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let llnet = dir.path().join("par.ll_net");
+    std::fs::write(
+        &llnet,
+        "PEP\nPTNet\nFORMAT_N\nPL\n1\"p\"M1\nTR\n1\"t\"\nTP\n1<1\nPT\n1>1\n1>1\n",
+    )
+    .unwrap();
+    let pnml = dir.path().join("par.pnml");
+    std::fs::write(
+        &pnml,
+        "<pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n\
+         <net id=\"n\" type=\"http://www.pnml.org/version-2009/grammar/ptnet\"><page id=\"g\">\n\
+         <place id=\"p\"><initialMarking><text>1</text></initialMarking></place>\n\
+         <transition id=\"t\"/>\n\
+         <arc id=\"a1\" source=\"p\" target=\"t\"/>\n\
+         <arc id=\"a2\" source=\"t\" target=\"p\"/>\n\
+         <arc id=\"a3\" source=\"p\" target=\"t\"/>\n\
+         </page></net></pnml>\n",
+    )
+    .unwrap();
+    for (file, warning) in [
+        (&llnet, "par.ll_net:12:1: 2 parallel arcs summed into one weight (first: 1>1, here and at line 11)"),
+        (&pnml, "par.pnml:7:1: 2 parallel arcs summed into one weight (first: p → t, here and at line 5, column 1)"),
+    ] {
+        let file = file.to_str().unwrap();
+        for engine in ["explicit", "auto"] {
+            let o = qpor_exits(&["check", "--engine", engine, "--json", file], 1);
+            let v = json(&o);
+            assert_eq!(v["verdict"], "deadlock", "{file} {engine}");
+            assert_eq!(v["witness"].as_array().map(Vec::len), Some(0), "{file} {engine}");
+            let err = stderr(&o);
+            assert_eq!(err.matches("warning: ").count(), 1, "{err}");
+            assert!(err.contains(&format!("warning: {}", dir.path().join(warning).display())), "{err}");
+        }
+        // Converted, the net has the one arc of weight 2, and reads without a warning.
+        let o = qpor_exits(&["convert", file, "--to", "pnml"], 0);
+        let out = stdout(&o);
+        assert_eq!(out.matches("<arc ").count(), 2, "{out}");
+        assert_eq!(out.matches("<inscription><text>2</text></inscription>").count(), 1, "{out}");
+        let again = dir.path().join("again.pnml");
+        std::fs::write(&again, out).unwrap();
+        let o = qpor_exits(&["check", "--engine", "explicit", again.to_str().unwrap()], 1);
+        assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn general_backend_checks_stop_at_the_time_limit() {
     // A Theorem-4.3 net of a wide formula: its co-set searches have 2^40-odd answers, and
     // the backend watches the clock inside them. Only termination is asserted about time.
