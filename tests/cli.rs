@@ -398,6 +398,63 @@ fn info_reports_sizes() {
 }
 
 #[test]
+fn info_lists_a_programs_parameters_and_their_values() {
+    let o = qpor_exits(&["info", "models/proc/dispatcher.proc"], 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("\n  parameters (set with -D NAME=VALUE): S = 3, R = 2\n"),
+        "{out}"
+    );
+    let o = qpor_line_exits("info --json -D R=4 models/proc/dispatcher.proc", 0);
+    let v = json(&o);
+    assert_eq!(
+        v["parameters"],
+        serde_json::json!([
+            {"name": "S", "type": "int", "value": 3, "default": 3, "set": false},
+            {"name": "R", "type": "int", "value": 4, "default": 2, "set": true},
+        ])
+    );
+    let o = qpor_line_exits("info -D R=4 models/proc/dispatcher.proc", 0);
+    assert!(
+        stdout(&o).contains("S = 3, R = 4 (-D; default 2)\n"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A bool parameter shows as the program writes it; a default may use an earlier
+    // parameter's value as set.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.proc");
+    std::fs::write(
+        &file,
+        "param N = 2;\nparam M = N * 2;\nparam FAIR = false;\nprocess main { }\ninit main;\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let o = qpor_exits(&["info", "-D", "N=3", "-D", "FAIR=1", file], 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("N = 3 (-D; default 2), M = 6, FAIR = true (-D; default false)\n"),
+        "{out}"
+    );
+    let o = qpor_exits(&["info", "--json", file], 0);
+    assert_eq!(
+        json(&o)["parameters"][2],
+        serde_json::json!({"name": "FAIR", "type": "bool", "value": false, "default": false, "set": false})
+    );
+    let o = qpor_exits(&["info", "models/proc/ssbsimple.proc"], 0);
+    assert!(
+        stdout(&o).contains("  parameters (set with -D NAME=VALUE): none\n"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A net has none, and no such field.
+    let o = qpor_exits(&["info", "--json", "models/nets/dekker.pnml"], 0);
+    assert!(json(&o).get("parameters").is_none());
+}
+
+#[test]
 fn convert_keeps_the_behaviour() {
     let dir = tempfile::tempdir().unwrap();
     for (from, to, ext) in [
