@@ -525,6 +525,51 @@ fn parallel_arcs_are_summed_with_one_warning() {
 }
 
 #[test]
+fn a_converted_program_names_the_process_of_each_step() {
+    let o = qpor_exits(
+        &[
+            "convert",
+            "models/proc/philosophers.proc",
+            "-D",
+            "N=2",
+            "--to",
+            "pnml",
+        ],
+        0,
+    );
+    let out = stdout(&o);
+    let names: Vec<&str> = out
+        .split("<text>")
+        .skip(1)
+        .filter_map(|s| s.split("</text>").next())
+        .collect();
+    // The local fixpoint also finds the lock of a fork the process already holds (a fault
+    // no reachable marking reaches): the fork's state tells the two transitions apart.
+    assert!(
+        names.contains(&"phil[0]: lock fork[0] at 10:9 when fork[0]=free"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"phil[1]: lock fork[0] at 11:9 when fork[0]=free"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"phil[0]: lock fork[0] at 10:9 when fork[0]=held by phil[0]"),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| *n != "phil[0]: fault"), "{names:?}");
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    // Every name once, but for the initial markings (`1`).
+    assert_eq!(
+        unique.len() + names.iter().filter(|n| **n == "1").count() - 1,
+        names.len(),
+        "{names:?}"
+    );
+}
+
+#[test]
 fn general_backend_checks_stop_at_the_time_limit() {
     // A Theorem-4.3 net of a wide formula: its co-set searches have 2^40-odd answers, and
     // the backend watches the clock inside them. Only termination is asserted about time.
