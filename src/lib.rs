@@ -97,7 +97,7 @@ pub mod net {
 /// Programs of the process language (`docs/language.md`) and their translation to nets.
 pub mod program {
     pub use crate::parse::proc::parse;
-    pub use crate::system::program::{to_net, Program, ProgramSystem, ToNetOptions, MAX_LOCAL_STEPS};
+    pub use crate::system::program::{to_net, Param, Program, ProgramSystem, ToNetOptions, MAX_LOCAL_STEPS};
 }
 
 /// Readers and writers of single file formats ([`load`] picks the reader

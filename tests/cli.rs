@@ -411,6 +411,63 @@ fn info_reports_sizes() {
 }
 
 #[test]
+fn info_lists_a_programs_parameters_and_their_values() {
+    let o = qpor_exits(&["info", "models/proc/dispatcher.proc"], 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("\n  parameters (set with -D NAME=VALUE): S = 3, R = 2\n"),
+        "{out}"
+    );
+    let o = qpor_line_exits("info --json -D R=4 models/proc/dispatcher.proc", 0);
+    let v = json(&o);
+    assert_eq!(
+        v["parameters"],
+        serde_json::json!([
+            {"name": "S", "type": "int", "value": 3, "default": 3, "set": false},
+            {"name": "R", "type": "int", "value": 4, "default": 2, "set": true},
+        ])
+    );
+    let o = qpor_line_exits("info -D R=4 models/proc/dispatcher.proc", 0);
+    assert!(
+        stdout(&o).contains("S = 3, R = 4 (-D; default 2)\n"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A bool parameter shows as the program writes it; a default may use an earlier
+    // parameter's value as set.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.proc");
+    std::fs::write(
+        &file,
+        "param N = 2;\nparam M = N * 2;\nparam FAIR = false;\nprocess main { }\ninit main;\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let o = qpor_exits(&["info", "-D", "N=3", "-D", "FAIR=1", file], 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("N = 3 (-D; default 2), M = 6, FAIR = true (-D; default false)\n"),
+        "{out}"
+    );
+    let o = qpor_exits(&["info", "--json", file], 0);
+    assert_eq!(
+        json(&o)["parameters"][2],
+        serde_json::json!({"name": "FAIR", "type": "bool", "value": false, "default": false, "set": false})
+    );
+    let o = qpor_exits(&["info", "models/proc/ssbsimple.proc"], 0);
+    assert!(
+        stdout(&o).contains("  parameters (set with -D NAME=VALUE): none\n"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A net has none, and no such field.
+    let o = qpor_exits(&["info", "--json", "models/nets/dekker.pnml"], 0);
+    assert!(json(&o).get("parameters").is_none());
+}
+
+#[test]
 fn convert_keeps_the_behaviour() {
     let dir = tempfile::tempdir().unwrap();
     for (from, to, ext) in [
@@ -427,6 +484,102 @@ fn convert_keeps_the_behaviour() {
     }
     let o = qpor_exits(&["convert", "models/nets/peterson.pnml", "--to", "llnet"], 0);
     assert!(stdout(&o).starts_with("PEP\n"));
+}
+
+#[test]
+fn parallel_arcs_are_summed_with_one_warning() {
+    // t consumes p twice and gives one token back: read as one arc of weight 2, t needs two
+    // tokens and the initial marking (one token on p) is dead. Read as weight 1, t would be
+    // a self-loop enabled for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let llnet = dir.path().join("par.ll_net");
+    std::fs::write(
+        &llnet,
+        "PEP\nPTNet\nFORMAT_N\nPL\n1\"p\"M1\nTR\n1\"t\"\nTP\n1<1\nPT\n1>1\n1>1\n",
+    )
+    .unwrap();
+    let pnml = dir.path().join("par.pnml");
+    std::fs::write(
+        &pnml,
+        "<pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n\
+         <net id=\"n\" type=\"http://www.pnml.org/version-2009/grammar/ptnet\"><page id=\"g\">\n\
+         <place id=\"p\"><initialMarking><text>1</text></initialMarking></place>\n\
+         <transition id=\"t\"/>\n\
+         <arc id=\"a1\" source=\"p\" target=\"t\"/>\n\
+         <arc id=\"a2\" source=\"t\" target=\"p\"/>\n\
+         <arc id=\"a3\" source=\"p\" target=\"t\"/>\n\
+         </page></net></pnml>\n",
+    )
+    .unwrap();
+    for (file, warning) in [
+        (&llnet, "par.ll_net:12:1: 2 parallel arcs summed into one weight (first: 1>1, here and at line 11)"),
+        (&pnml, "par.pnml:7:1: 2 parallel arcs summed into one weight (first: p → t, here and at line 5, column 1)"),
+    ] {
+        let file = file.to_str().unwrap();
+        for engine in ["explicit", "auto"] {
+            let o = qpor_exits(&["check", "--engine", engine, "--json", file], 1);
+            let v = json(&o);
+            assert_eq!(v["verdict"], "deadlock", "{file} {engine}");
+            assert_eq!(v["witness"].as_array().map(Vec::len), Some(0), "{file} {engine}");
+            let err = stderr(&o);
+            assert_eq!(err.matches("warning: ").count(), 1, "{err}");
+            assert!(err.contains(&format!("warning: {}", dir.path().join(warning).display())), "{err}");
+        }
+        // Converted, the net has the one arc of weight 2, and reads without a warning.
+        let o = qpor_exits(&["convert", file, "--to", "pnml"], 0);
+        let out = stdout(&o);
+        assert_eq!(out.matches("<arc ").count(), 2, "{out}");
+        assert_eq!(out.matches("<inscription><text>2</text></inscription>").count(), 1, "{out}");
+        let again = dir.path().join("again.pnml");
+        std::fs::write(&again, out).unwrap();
+        let o = qpor_exits(&["check", "--engine", "explicit", again.to_str().unwrap()], 1);
+        assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_converted_program_names_the_process_of_each_step() {
+    let o = qpor_exits(
+        &[
+            "convert",
+            "models/proc/philosophers.proc",
+            "-D",
+            "N=2",
+            "--to",
+            "pnml",
+        ],
+        0,
+    );
+    let out = stdout(&o);
+    let names: Vec<&str> = out
+        .split("<text>")
+        .skip(1)
+        .filter_map(|s| s.split("</text>").next())
+        .collect();
+    // The local fixpoint also finds the lock of a fork the process already holds (a fault
+    // no reachable marking reaches): the fork's state tells the two transitions apart.
+    assert!(
+        names.contains(&"phil[0]: lock fork[0] at 10:9 when fork[0]=free"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"phil[1]: lock fork[0] at 11:9 when fork[0]=free"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"phil[0]: lock fork[0] at 10:9 when fork[0]=held by phil[0]"),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| *n != "phil[0]: fault"), "{names:?}");
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    // Every name once, but for the initial markings (`1`).
+    assert_eq!(
+        unique.len() + names.iter().filter(|n| **n == "1").count() - 1,
+        names.len(),
+        "{names:?}"
+    );
 }
 
 #[test]

@@ -515,21 +515,36 @@ fn unknown_transition_id() {
 }
 
 #[test]
-fn duplicate_arc() {
-    assert_errors(&[
-        (
-            format!("{HEADER}PL\n\"a\"\n\"b\"\nTR\n\"t\"\nTP\n1<2\n\n1<2w2\nPT\n"),
-            12,
-            1,
-            "duplicate arc 1<2: line 10 already gives it",
-        ),
-        (
-            format!("{HEADER}PL\n\"a\"\nTR\n\"t\"\nTP\nPT\nRA\n1<1\n1>1\n"),
-            12,
-            1,
-            "duplicate read arc 1>1: line 11 already gives it",
-        ),
-    ]);
+fn parallel_arcs_are_summed_into_one_weight() {
+    // As LoLA and verifypn read them: TP 1<2 twice (w1 + w2) is one arc of weight 3, PT
+    // 1>1 twice is one of weight 2, so t needs two tokens; RA 1>2 twice is one read arc.
+    let text =
+        format!("{HEADER}PL\n\"a\"M2\n\"b\"\nTR\n\"t\"\nTP\n1<2\n\n1<2w2\nPT\n1>1\n1>1\nRA\n2>1\n2>1\n");
+    let (net, warnings) = parse(&text, "par.ll_net").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(net.transitions[0].post, vec![(PlaceId(1), 3)]);
+    assert_eq!(net.transitions[0].pre, vec![(PlaceId(0), 2)]);
+    assert_eq!(net.transitions[0].read, vec![PlaceId(1)]);
+    assert_eq!(
+        warnings,
+        [
+            "par.ll_net:12:1: 4 parallel arcs summed into 2 weights; 2 repeated read arcs merged into one \
+          read arc (first: 1<2, here and at line 10)"
+        ]
+    );
+    // Written back, each summed arc is one line with its weight, read without a warning.
+    let (again, warnings) = parse(&written(&net), "again.ll_net").unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(again.transitions, net.transitions);
+}
+
+#[test]
+fn parallel_arcs_whose_weights_overflow() {
+    assert_error(
+        &format!("{HEADER}PL\n\"a\"\n\"b\"\nTR\n\"t\"\nTP\n1<2w4294967295\n1<2\nPT\n"),
+        11,
+        1,
+        "the weights of the parallel arcs 1<2 add up to more than 4294967295",
+    );
 }
 
 #[test]

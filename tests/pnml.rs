@@ -465,10 +465,34 @@ fn bad_arcs() {
         (&doc("<place id=\"p\"/>\n<place id=\"q\"/>\n<arc id=\"a\" source=\"p\" target=\"q\"/>\n"), 7, 1, "joins two places; an arc must join a place and a transition"),
         (&doc("<transition id=\"t\"/>\n<transition id=\"u\"/>\n  <arc id=\"a\" source=\"t\" target=\"u\"/>\n"), 7, 3, "joins two transitions"),
         (&doc(&format!(
-            "{P_T}<arc id=\"a1\" source=\"p\" target=\"t\"/>\n<arc id=\"a2\" source=\"t\" target=\"p\"/>\n  \
-             <arc id=\"a3\" source=\"p\" target=\"t\"/>\n"
-        )), 9, 3, "a second arc from p to t: the arc at line 7, column 1 already joins them"),
+            "{P_T}<arc id=\"a1\" source=\"p\" target=\"t\"><inscription><text>4294967295</text></inscription></arc>\n  \
+             <arc id=\"a2\" source=\"p\" target=\"t\"/>\n"
+        )), 8, 3, "the weights of the parallel arcs from p to t add up to more than 4294967295"),
     ]);
+}
+
+#[test]
+fn parallel_arcs_are_summed_into_one_weight() {
+    // As LoLA and verifypn read them: two arcs p → t of weight 1 are one arc of weight 2,
+    // so t needs two tokens. One warning for the whole net, at the first repeat in the file.
+    let text = doc(&format!(
+        "{P_T}<place id=\"q\"/>\n<arc id=\"a1\" source=\"p\" target=\"t\"/>\n\
+         <arc id=\"a2\" source=\"t\" target=\"q\"/>\n  <arc id=\"a3\" source=\"p\" target=\"t\"/>\n\
+         <arc id=\"a4\" source=\"t\" target=\"q\"><inscription><text>3</text></inscription></arc>\n\
+         <arc id=\"a5\" source=\"p\" target=\"t\"/>\n"
+    ));
+    let (net, warnings) = net_of(&text);
+    let (p, q) = (PlaceId(0), PlaceId(1));
+    assert_eq!(net.transitions[0].pre, vec![(p, 3)]);
+    assert_eq!(net.transitions[0].post, vec![(q, 4)]);
+    assert_eq!(net.num_arcs(), 2);
+    assert_eq!(
+        warnings,
+        ["bad.pnml:10:3: 5 parallel arcs summed into 2 weights (first: p → t, here and at line 8, column 1)"]
+    );
+    // Written back, the net has one arc of each summed weight and reads without a warning.
+    let again = reread(&to_pnml(&net));
+    assert_eq!(again, net);
 }
 
 #[test]
@@ -755,14 +779,17 @@ fn reference_nodes_resolve_across_pages() {
         "through the chain rp2 → rp1 → p"
     );
 
-    // Two arcs that only meet through a reference are still the same arc.
+    // Two arcs that only meet through a reference are still parallel: t1 → rq (weight 2)
+    // and t1 → q add up, and the warning names the nodes, not the reference.
     let twice = text
         .replace("<arc id=\"a5\" source=\"rq\"", "<arc id=\"a5\" source=\"t1\"")
         .replace("target=\"t2\"/>", "target=\"q\"/>");
+    let (net, warnings) = net_of(&twice);
+    assert_eq!(net.transitions[0].post, vec![(PlaceId(1), 3)]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
-        error_of(&twice).message.contains("a second arc from t1 to q"),
-        "{}",
-        error_of(&twice)
+        warnings[0].contains("2 parallel arcs summed into one weight (first: t1 → q, here and at line 9"),
+        "{warnings:?}"
     );
 }
 

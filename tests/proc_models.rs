@@ -320,6 +320,88 @@ fn exported_nets_agree_with_their_programs() {
     );
 }
 
+/// Every place and every transition of an exported net has a name of its own that says
+/// what it is: a place names its component and state (a fault its message), a transition
+/// the process that takes the step.
+#[test]
+fn exported_nets_name_every_node_uniquely() {
+    for name in MODELS {
+        let p = load(name, &[]);
+        let sys = p.system().unwrap();
+        let processes: Vec<String> = (0..p.num_instances())
+            .map(|i| sys.component_name(CompId(i as u32)))
+            .collect();
+        let mut nets = vec![(
+            "reachable",
+            to_net(&p, &ToNetOptions::default().reachable_only(100_000)).unwrap(),
+        )];
+        if let Ok(net) = to_net(&p, &ToNetOptions::default()) {
+            nets.push(("fixpoint", net));
+        }
+        for (how, net) in nets {
+            let mut seen = HashSet::new();
+            for place in &net.places {
+                let label = place.label();
+                assert!(
+                    seen.insert(label.to_string()),
+                    "{name} ({how}): two places named {label}"
+                );
+                assert!(
+                    !label.ends_with(": fault"),
+                    "{name} ({how}): {label} does not say which fault"
+                );
+            }
+            let mut seen = HashSet::new();
+            for t in &net.transitions {
+                let label = t.label();
+                assert!(
+                    seen.insert(label.to_string()),
+                    "{name} ({how}): two transitions named {label}"
+                );
+                assert!(
+                    !label.contains(" #"),
+                    "{name} ({how}): {label} needed a number to be unique"
+                );
+                assert!(
+                    label == "terminated" || processes.iter().any(|p| label.starts_with(&format!("{p}: "))),
+                    "{name} ({how}): {label} does not say which process takes the step"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn locals_out_of_scope_are_not_shown() {
+    // Two loops with a counter `i` each: a state shows the one in scope, and none after.
+    let p = compile(
+        "mutex m;\nprocess p {\n    for i in 0..2 {\n        lock m;\n        unlock m;\n    }\n    for i in 0..3 {\n        lock m;\n        unlock m;\n    }\n    lock m;\n}\ninit p;\n",
+    );
+    let sys = p.system().unwrap();
+    let names: HashSet<String> = reachable(&sys, 100)
+        .iter()
+        .map(|s| sys.local_name(CompId(0), s[0]))
+        .collect();
+    let expected: HashSet<String> = [
+        "at 4:9 `lock m;` with i=0",
+        "at 5:9 `unlock m;` with i=0",
+        "at 4:9 `lock m;` with i=1",
+        "at 5:9 `unlock m;` with i=1",
+        "at 8:9 `lock m;` with i=0",
+        "at 9:9 `unlock m;` with i=0",
+        "at 8:9 `lock m;` with i=1",
+        "at 9:9 `unlock m;` with i=1",
+        "at 8:9 `lock m;` with i=2",
+        "at 9:9 `unlock m;` with i=2",
+        "at 11:5 `lock m;`",
+        "done",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(names, expected);
+}
+
 #[test]
 fn the_deadlock_survives_the_export_and_termination_loops_can_be_left_out() {
     let p = load("philosophers", &[("N", 3)]);
@@ -431,10 +513,8 @@ fn local_code_is_folded_into_visible_steps() {
     );
     let sys = p.system().unwrap();
     let s0 = sys.initial_state();
-    assert_eq!(
-        sys.local_name(CompId(0), s0[0]),
-        "at 8:5 `lock m;` with t=4950, k=0"
-    );
+    // `k` is out of scope after its loop: not shown.
+    assert_eq!(sys.local_name(CompId(0), s0[0]), "at 8:5 `lock m;` with t=4950");
     let steps = enabled(&sys, &s0);
     assert_eq!(steps.len(), 1);
     assert_eq!(sys.action_name(steps[0].action), "lock m at 8:5");

@@ -4,6 +4,7 @@ use super::report::reduction_text;
 use crate::engine::ReductionSummary;
 use crate::system::invariants::Safeness;
 use crate::system::model::ModelInfo;
+use crate::system::program::Param;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -17,6 +18,13 @@ pub fn info_text(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
         info.kind,
         info.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default()
     );
+    if info.kind == "program" {
+        let _ = writeln!(
+            s,
+            "  parameters (set with -D NAME=VALUE): {}",
+            params_text(&info.params)
+        );
+    }
     if let Some(n) = &info.net {
         let _ = writeln!(s, "  places: {}", n.places);
         let _ = writeln!(s, "  transitions: {}", n.transitions);
@@ -81,6 +89,34 @@ pub fn info_text(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
     s
 }
 
+/// A program's parameters in words: `N = 3, FAIR = true (-D; default false)`, or `none`.
+fn params_text(params: &[Param]) -> String {
+    if params.is_empty() {
+        return "none".into();
+    }
+    let items: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let value = param_value(p, p.value);
+            if p.set {
+                format!("{} = {value} (-D; default {})", p.name, param_value(p, p.default))
+            } else {
+                format!("{} = {value}", p.name)
+            }
+        })
+        .collect();
+    items.join(", ")
+}
+
+/// A parameter's value as the program writes it: `true`/`false` for a bool.
+fn param_value(p: &Param, v: i64) -> String {
+    match (p.is_bool, v) {
+        (true, 0) => "false".into(),
+        (true, _) => "true".into(),
+        (false, v) => v.to_string(),
+    }
+}
+
 /// The safeness verdict of `qpor info` in words.
 pub fn safeness_text(s: &Safeness) -> String {
     match s {
@@ -111,6 +147,21 @@ struct InfoJson<'i> {
     /// Programs only: the exclusive variables.
     #[serde(skip_serializing_if = "Option::is_none")]
     exclusive: Option<&'i [String]>,
+    /// Programs only: the `param`s in declaration order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<Vec<ParamJson<'i>>>,
+}
+
+/// A program parameter: `value` is what the run uses, `default` what the declaration
+/// gives, `set` whether `-D` gave the value; values are JSON booleans for a bool parameter.
+#[derive(Serialize)]
+struct ParamJson<'i> {
+    name: &'i str,
+    #[serde(rename = "type")]
+    ty: &'static str,
+    value: Value,
+    default: Value,
+    set: bool,
 }
 
 #[derive(Serialize)]
@@ -172,6 +223,27 @@ pub fn info_json(model: &str, info: &ModelInfo, reduction: Option<&ReductionSumm
                 .collect()
         }),
         exclusive: (info.kind == "program").then_some(info.exclusive.as_slice()),
+        parameters: (info.kind == "program").then(|| {
+            info.params
+                .iter()
+                .map(|p| {
+                    let json = |v: i64| {
+                        if p.is_bool {
+                            Value::from(v != 0)
+                        } else {
+                            Value::from(v)
+                        }
+                    };
+                    ParamJson {
+                        name: &p.name,
+                        ty: if p.is_bool { "bool" } else { "int" },
+                        value: json(p.value),
+                        default: json(p.default),
+                        set: p.set,
+                    }
+                })
+                .collect()
+        }),
     };
     serde_json::to_value(view).expect("[qpor internal bug] model information does not serialise to JSON")
 }

@@ -2,7 +2,7 @@
 
 use super::net::{Decomposition, Net, NetSystem};
 use super::one_safe::OneSafeWatch;
-use super::program::Program;
+use super::program::{Param, Program};
 use super::{ModelError, System};
 
 /// What an input file holds.
@@ -85,6 +85,8 @@ pub struct ModelInfo {
     /// For programs: the exclusive variables, whose accesses never race and are folded
     /// into the step before them.
     pub exclusive: Vec<String>,
+    /// For programs: the `param`s, in declaration order, with the values used.
+    pub params: Vec<Param>,
 }
 
 /// Sizes of a net.
@@ -140,6 +142,7 @@ impl Model {
                 components,
                 guarded: Vec::new(),
                 exclusive: Vec::new(),
+                params: Vec::new(),
             },
             Model::Program(p) => ModelInfo {
                 kind: "program",
@@ -148,6 +151,7 @@ impl Model {
                 components,
                 guarded: p.guards(),
                 exclusive: p.exclusives(),
+                params: p.params().to_vec(),
             },
         })
     }

@@ -51,28 +51,41 @@ impl<'t> Reader<'t> {
         Ok(())
     }
 
-    /// Reads a `TP`, `PT` or `RA` block into the net.
+    /// Reads a `TP`, `PT` or `RA` block into the net. An arc given twice in its block is
+    /// one arc whose weight is the sum, as LoLA and verifypn read parallel arcs (Mole and
+    /// the PEP tools write one line per use of a place); a read arc given twice is one read
+    /// arc, since reading a token twice at once still needs only that token.
     pub(super) fn arcs(&mut self, block: Pair<'t, Rule>, kind: ArcBlock) -> Result<(), ParseError> {
-        // Offset of the first line giving each arc, to name it in a duplicate's error.
-        let mut seen: HashMap<(TransId, PlaceId), usize> = HashMap::new();
+        // Per arc of the block: the offset of its first line and how many lines give it.
+        let mut seen: HashMap<(TransId, PlaceId), (usize, u32)> = HashMap::new();
         for line in block.into_inner().filter(|p| p.as_rule() == Rule::arc_line) {
             let start = line.as_span().start();
             let (ends, weight) = self.arc_line(line, kind)?;
             let text = ends.as_str();
             let at = ends.as_span().start();
             let (t, p) = self.arc_ends(ends, kind)?;
-            if let Some(&earlier) = seen.get(&(t, p)) {
-                return Err(self.error_at(
-                    at,
-                    format!(
-                        "duplicate {} {text}: line {} already gives it",
-                        if kind == ArcBlock::Ra { "read arc" } else { "arc" },
-                        pos_of_offset(self.text, earlier).line
-                    ),
-                ));
-            }
-            seen.insert((t, p), start);
             let w = weight.unwrap_or(1);
+            let (first, lines) = seen.entry((t, p)).or_insert((start, 0));
+            *lines += 1;
+            if *lines > 1 {
+                let (first, lines) = (*first, *lines);
+                self.parallel.add(lines, kind, || (at, text.to_string(), first));
+                let transition = &self.net.transitions[t.index()];
+                let earlier = match kind {
+                    ArcBlock::Tp => transition.post_weight(p),
+                    ArcBlock::Pt => transition.pre_weight(p),
+                    ArcBlock::Ra => 0,
+                };
+                if earlier.checked_add(w).is_none() {
+                    return Err(self.error_at(
+                        at,
+                        format!(
+                            "the weights of the parallel arcs {text} add up to more than {}",
+                            u32::MAX
+                        ),
+                    ));
+                }
+            }
             match kind {
                 ArcBlock::Tp => self.net.add_post(t, p, w),
                 ArcBlock::Pt => self.net.add_pre(t, p, w),
@@ -187,5 +200,79 @@ impl<'t> Reader<'t> {
         } else {
             (self.transition(&second)?, self.place(&first)?)
         })
+    }
+}
+
+/// The arcs of a net that repeat an arc of their block, for the net's one warning.
+#[derive(Default)]
+pub(super) struct ParallelArcs {
+    /// Input and output arcs in groups of two or more with the same ends and block, and
+    /// such groups (each summed into one weight).
+    summed: (usize, usize),
+    /// The same for read arcs (each group merged into one read arc).
+    merged: (usize, usize),
+    /// The repeat that comes first in the file: its offset, its text, and the offset of the
+    /// line it repeats.
+    first: Option<(usize, String, usize)>,
+}
+
+impl ParallelArcs {
+    /// Counts the `lines`-th line giving one arc of `kind` (`lines` ≥ 2); `repeat` gives the
+    /// line's offset, its arc text and the offset of the first line, asked only for the first
+    /// repeat of the net.
+    fn add(&mut self, lines: u32, kind: ArcBlock, repeat: impl FnOnce() -> (usize, String, usize)) {
+        let (arcs, groups) = if kind == ArcBlock::Ra {
+            &mut self.merged
+        } else {
+            &mut self.summed
+        };
+        if lines == 2 {
+            *arcs += 2;
+            *groups += 1;
+        } else {
+            *arcs += 1;
+        }
+        if self.first.is_none() {
+            self.first = Some(repeat());
+        }
+    }
+}
+
+/// What `groups` groups of parallel arcs became, e.g. `one weight` or `3 weights`.
+fn into(groups: usize, one: &str, many: &str) -> String {
+    if groups == 1 {
+        format!("one {one}")
+    } else {
+        format!("{groups} {many}")
+    }
+}
+
+impl Reader<'_> {
+    /// The net's one warning about its parallel arcs, if it has any.
+    pub(super) fn warn_parallel_arcs(&mut self) {
+        let Some((at, text, first)) = self.parallel.first.take() else {
+            return;
+        };
+        let mut parts = Vec::new();
+        let (arcs, groups) = self.parallel.summed;
+        if arcs > 0 {
+            parts.push(format!(
+                "{arcs} parallel arcs summed into {}",
+                into(groups, "weight", "weights")
+            ));
+        }
+        let (arcs, groups) = self.parallel.merged;
+        if arcs > 0 {
+            parts.push(format!(
+                "{arcs} repeated read arcs merged into {}",
+                into(groups, "read arc", "read arcs")
+            ));
+        }
+        let message = format!(
+            "{} (first: {text}, here and at line {})",
+            parts.join("; "),
+            pos_of_offset(self.text, first).line
+        );
+        self.warn_at(at, &message);
     }
 }

@@ -11,8 +11,11 @@
 //!   whatever the separator, so it silently reverses such lines. In `TP` and `PT` the block
 //!   already fixes the direction, and a separator pointing the other way is an error.
 //! - Where Cunf keeps the last value or silently drops a line, we stop with an error: two
-//!   ids or two names on one line, two different markings or weights, a duplicate arc, an
-//!   id 0 (Cunf takes it for "no id"), a string running past the end of its line.
+//!   ids or two names on one line, two different markings or weights, an id 0 (Cunf takes
+//!   it for "no id"), a string running past the end of its line.
+//! - An arc given on several lines of its block is one arc whose weight is the sum, as
+//!   LoLA and verifypn read parallel arcs (a repeated read arc is one read arc), with one
+//!   warning per net.
 //! - No marked place is not an error: the initial marking is then simply dead.
 //!
 //! Ids follow Cunf: an entity without a number takes its 1-based position in its block,
@@ -31,7 +34,7 @@ mod syntax;
 
 use super::{pos_of_offset, ParseError};
 use crate::system::net::{Net, PlaceId, TransId};
-use arcs::ArcBlock;
+use arcs::{ArcBlock, ParallelArcs};
 use pest::iterators::Pair;
 use pest::Parser as _;
 use std::borrow::Cow;
@@ -98,6 +101,7 @@ struct Reader<'t> {
     trans_ids: HashMap<u32, TransId>,
     /// First place with a capacity field, and how many have one.
     capacities: Option<(usize, usize)>,
+    parallel: ParallelArcs,
 }
 
 impl<'t> Reader<'t> {
@@ -110,6 +114,7 @@ impl<'t> Reader<'t> {
             place_ids: HashMap::new(),
             trans_ids: HashMap::new(),
             capacities: None,
+            parallel: ParallelArcs::default(),
         }
     }
 
@@ -123,6 +128,7 @@ impl<'t> Reader<'t> {
     }
 
     fn finish_warnings(&mut self) {
+        self.warn_parallel_arcs();
         if let Some((at, count)) = self.capacities {
             let message = format!(
                 "capacity fields (k) ignored on {count} place{}: qpor does not bound places",

@@ -8,7 +8,10 @@
 //! - The first `net` of the document (`id`, `type` = the ptnet grammar URI) and its
 //!   `name/text`; its `page`s, nested to any depth, or nodes placed directly under `net`.
 //! - `place` (`name/text`, `initialMarking/text`), `transition` (`name/text`) and `arc`
-//!   (`source`, `target`, `inscription/text` = the weight, 1 when absent).
+//!   (`source`, `target`, `inscription/text` = the weight, 1 when absent). Parallel arcs
+//!   (two or more with the same source and target, possibly through references) are one
+//!   arc whose weight is their sum, as LoLA and verifypn read them, with one warning per
+//!   net: the sum is what the tools that write such files mean.
 //! - `referencePlace` / `referenceTransition`: a node standing for the node its `ref` names,
 //!   possibly on another page, possibly through a chain of references. Arcs attached to a
 //!   reference node attach to the node it stands for.
@@ -24,11 +27,10 @@
 //! # What is refused
 //! Coloured (symmetric, high-level) nets — a net `type` other than ptnet, or any
 //! `hlinitialMarking`, `hlinscription`, `declaration` or `structure` outside the NUPN block;
-//! arcs whose `type` is not `normal` (inhibitor, reset, test…); and two arcs with the same
-//! source and target, since summing them silently would hide what is usually a modelling
-//! mistake. Every other problem — XML syntax, a truncated file, missing or duplicate ids,
-//! dangling arcs or references, weights and markings that are not natural numbers or do not
-//! fit in a `u32` — is a [`ParseError`] at the offending element or text.
+//! and arcs whose `type` is not `normal` (inhibitor, reset, test…). Every other problem —
+//! XML syntax, a truncated file, missing or duplicate ids, dangling arcs or references,
+//! weights and markings (or sums of parallel arcs' weights) that are not natural numbers or
+//! do not fit in a `u32` — is a [`ParseError`] at the offending element or text.
 //!
 //! # Positions
 //! quick-xml reports byte offsets. A `LineTracker` sits between the input and quick-xml and

@@ -245,6 +245,11 @@ pub(crate) struct SlotInfo {
     pub ty: Option<ValTy>,
     /// Set for slots belonging to a local array (named by the array then).
     pub array: Option<u32>,
+    /// The program points where the local is in scope: from its declaration to the end of
+    /// its block. Names may repeat in one process (two `for i` loops) but never within
+    /// one scope, so the slots in scope at a point are named unambiguously; outside it the
+    /// slot is always 0.
+    pub in_scope: std::ops::Range<u32>,
 }
 
 /// A local array: `len` consecutive slots from `base`.

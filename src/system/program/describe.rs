@@ -46,23 +46,50 @@ impl ProgramSystem<'_> {
                 let Some(op) = self.op_at(inst, *pc) else {
                     return format!("pc {pc}");
                 };
-                let def = &self.prog.defs[self.prog.instances[inst as usize].def as usize];
-                let vals: Vec<String> = def
-                    .slots
-                    .iter()
-                    .zip(locals.iter())
-                    .map(|(s, v)| match &s.ty {
-                        Some(ty) => format!("{}={}", s.name, ty.show(*v)),
-                        None => format!("{}={v}", s.name),
-                    })
-                    .collect();
                 let mut s = format!("at {}:{} `{}`", op.pos.line, op.pos.col, op.text);
+                let vals = self.locals_in_scope(inst, *pc, locals);
                 if !vals.is_empty() {
                     s.push_str(" with ");
-                    s.push_str(&vals.join(", "));
+                    s.push_str(&vals);
                 }
                 s
             }
+        }
+    }
+
+    /// The locals of instance `inst` in scope at program point `pc`, as `i=1, x=true`
+    /// (empty when none): only those, since a process may declare one name twice in
+    /// scopes that do not overlap, and a local out of scope is always 0.
+    fn locals_in_scope(&self, inst: u32, pc: u32, locals: &[i64]) -> String {
+        let def = &self.prog.defs[self.prog.instances[inst as usize].def as usize];
+        let vals: Vec<String> = def
+            .slots
+            .iter()
+            .zip(locals.iter())
+            .filter(|(s, _)| s.in_scope.contains(&pc))
+            .map(|(s, v)| match &s.ty {
+                Some(ty) => format!("{}={}", s.name, ty.show(*v)),
+                None => format!("{}={v}", s.name),
+            })
+            .collect();
+        debug_assert!(
+            {
+                let mut names: Vec<&str> = vals.iter().filter_map(|v| v.split('=').next()).collect();
+                names.sort_unstable();
+                names.windows(2).all(|w| w[0] != w[1])
+            },
+            "[qpor internal bug] two locals of one name in scope at once: {vals:?}"
+        );
+        vals.join(", ")
+    }
+
+    /// The locals in scope of instance `inst` in its local state `l`, as `i=1, x=true`;
+    /// empty when it has none or is not running.
+    pub(super) fn locals_text(&self, inst: u32, l: Local) -> String {
+        let t = self.tables();
+        match self.state(&t, inst, l) {
+            Some(PState::Run { pc, locals }) => self.locals_in_scope(inst, *pc, locals),
+            _ => String::new(),
         }
     }
 }

@@ -100,10 +100,30 @@ fn internal(what: &str) -> ModelError {
     ModelError::new(format!("[qpor internal bug] {what}"))
 }
 
+/// A `param` of a program and the value this compilation gave it: what a reader needs
+/// before setting it with `-D NAME=VALUE`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The parameter's name.
+    pub name: String,
+    /// The value the program was compiled with: the `-D` value when one was given, else
+    /// `default`.
+    pub value: i64,
+    /// The value of the declaration's expression (which may use earlier parameters, with
+    /// the values they were given).
+    pub default: i64,
+    /// Whether a `-D` set the value.
+    pub set: bool,
+    /// Whether the parameter is a bool (values 0 and 1), else an int.
+    pub is_bool: bool,
+}
+
 /// A compiled program: its processes, resources and their layout as components.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
     pub(crate) name: String,
+    /// The `param`s, in declaration order.
+    pub(crate) params: Vec<Param>,
     pub(crate) defs: Vec<ProcDef>,
     pub(crate) instances: Vec<Instance>,
     pub(crate) comps: Vec<Comp>,
@@ -147,6 +167,7 @@ impl Program {
     ) -> Program {
         let mut p = Program {
             name,
+            params: Vec::new(),
             defs,
             instances,
             comps,
@@ -172,6 +193,11 @@ impl Program {
     /// The file the program was read from.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The `param`s, in declaration order, with the values this program was compiled with.
+    pub fn params(&self) -> &[Param] {
+        &self.params
     }
 
     /// Number of process instances (the first components).

@@ -89,7 +89,7 @@ impl<'p> ProgramSystem<'p> {
     }
 
     /// The process instance component `c` is, if it is one.
-    fn instance_of(&self, c: CompId) -> Option<u32> {
+    pub(super) fn instance_of(&self, c: CompId) -> Option<u32> {
         match self.prog.comps.get(c.index())?.kind {
             CompKind::Process(i) => Some(i),
             _ => None,

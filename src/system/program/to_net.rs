@@ -14,6 +14,12 @@
 //! state, and one transition per (action, combination of before-states that enables it).
 //! Each component is a NUPN unit holding its places, under a root unit without places.
 //!
+//! Names say what each node is, and no two nodes of a kind share one, so that a witness of
+//! the net reads like the program's: a place is `component: state` (a fault state with its
+//! message), a transition `process: step`, followed, when the step has several
+//! transitions, by the before-states that tell them apart (`with` the process's locals,
+//! `when` the other components' states) and, failing those, the after-states (`to`).
+//!
 //! A net has no final states, so a terminated program would look deadlocked. With
 //! [`ToNetOptions::termination_loop`] (the default) every process also gets a two-place unit
 //! `P.final` / `P.busy` saying whether it is final (ended or never started), updated by the
@@ -404,7 +410,7 @@ impl Explorer<'_, '_> {
             let mut places = Vec::with_capacity(list.len());
             for (k, l) in list.iter().enumerate() {
                 let id = format!("p{}", net.places.len());
-                let name = clean(format!("{cname}: {}", sys.local_name(c, *l)));
+                let name = clean(format!("{cname}: {}", state_name(sys, c, *l)));
                 places.push(net.add_place(id, Some(name), (k == 0) as u32));
             }
             units.push(Unit {
@@ -440,11 +446,9 @@ impl Explorer<'_, '_> {
                 flags.push((f, b));
             }
         }
-        for f in &self.found {
-            let t = net.add_transition(
-                format!("t{}", net.transitions.len()),
-                Some(clean(sys.action_name(f.action))),
-            );
+        let names = self.transition_names();
+        for (f, name) in self.found.iter().zip(names) {
+            let t = net.add_transition(format!("t{}", net.transitions.len()), Some(clean(name)));
             for (pos, c) in f.touched.iter().enumerate() {
                 let ci = c.index();
                 let pb = place_of[ci][f.before[pos] as usize];
@@ -469,6 +473,8 @@ impl Explorer<'_, '_> {
                 net.add_post(t, *fin, 1);
             }
         }
+        unique_names(net.places.iter_mut().map(|p| &mut p.name));
+        unique_names(net.transitions.iter_mut().map(|t| &mut t.name));
         let subunits = (1..units.len()).collect();
         units[0].subunits = subunits;
         net.nupn = Some(Nupn {
@@ -477,5 +483,152 @@ impl Explorer<'_, '_> {
             safe: true,
         });
         Ok(net)
+    }
+
+    /// One name per transition, each saying which process takes the step and what it does
+    /// (`phil[0]: lock fork[0] at 10:9`), and told apart from the other transitions of the
+    /// same step by the before-states that differ among them (`with i=1` for the process's
+    /// own locals, `when x=2` for the other components), then, where those agree, by the
+    /// after-states (`to phil[0]=…`).
+    fn transition_names(&self) -> Vec<String> {
+        let sys = self.sys;
+        let mut names: Vec<String> = self
+            .found
+            .iter()
+            .map(|f| {
+                let action = sys.action_name(f.action);
+                match sys.action_owner(f.action) {
+                    Some(owner) => format!("{}: {action}", sys.component_name(owner)),
+                    None => action,
+                }
+            })
+            .collect();
+        self.tell_apart(
+            &mut names,
+            |f| &f.before,
+            |f, c, l| {
+                let owner = sys.action_owner(f.action) == Some(c);
+                match sys.instance_of(c).filter(|_| owner) {
+                    Some(inst) => {
+                        let locals = sys.locals_text(inst, l);
+                        let own = if locals.is_empty() {
+                            state_name(sys, c, l)
+                        } else {
+                            locals
+                        };
+                        (" with ", own)
+                    }
+                    None => (
+                        " when ",
+                        format!("{}={}", sys.component_name(c), state_name(sys, c, l)),
+                    ),
+                }
+            },
+        );
+        self.tell_apart(
+            &mut names,
+            |f| &f.after,
+            |_, c, l| {
+                (
+                    " to ",
+                    format!("{}={}", sys.component_name(c), state_name(sys, c, l)),
+                )
+            },
+        );
+        names
+    }
+
+    /// Appends to every name that several transitions share what tells them apart: the
+    /// states (before or after, as `states` picks) of the components that differ among
+    /// them, each given as `describe` words it, parts of one word joined by commas.
+    fn tell_apart(
+        &self,
+        names: &mut [String],
+        states: impl Fn(&Found) -> &SmallVec<[u32; 6]>,
+        describe: impl Fn(&Found, CompId, Local) -> (&'static str, String),
+    ) {
+        let mut groups: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        for (i, name) in names.iter().enumerate() {
+            groups.entry(name.clone()).or_default().push(i);
+        }
+        let mut groups: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+        // The order of the additions does not matter (each touches its own names), but a
+        // fixed one keeps the export deterministic to read in a debugger.
+        groups.sort_unstable();
+        for group in groups {
+            let differing = self.differing(&group, &states);
+            for &i in &group {
+                let f = &self.found[i];
+                let mut words: Vec<(&'static str, Vec<String>)> = Vec::new();
+                for (c, s) in f.touched.iter().zip(states(f).iter()) {
+                    if !differing.contains(c) {
+                        continue;
+                    }
+                    let (word, part) = describe(f, *c, self.lists[c.index()][*s as usize]);
+                    match words.iter_mut().find(|(w, _)| *w == word) {
+                        Some((_, parts)) => parts.push(part),
+                        None => words.push((word, vec![part])),
+                    }
+                }
+                for (word, parts) in words {
+                    names[i].push_str(word);
+                    names[i].push_str(&parts.join(", "));
+                }
+            }
+        }
+    }
+
+    /// The components whose state (before or after, as `states` picks) is not the same in
+    /// every transition of `group`, or that only some of them touch.
+    fn differing(&self, group: &[usize], states: &impl Fn(&Found) -> &SmallVec<[u32; 6]>) -> Vec<CompId> {
+        let mut seen: FxHashMap<CompId, (Option<u32>, usize)> = FxHashMap::default();
+        for &i in group {
+            let f = &self.found[i];
+            for (c, s) in f.touched.iter().zip(states(f).iter()) {
+                let e = seen.entry(*c).or_insert((Some(*s), 0));
+                if e.0 != Some(*s) {
+                    e.0 = None;
+                }
+                e.1 += 1;
+            }
+        }
+        let mut out: Vec<CompId> = seen
+            .into_iter()
+            .filter(|(_, (same, n))| same.is_none() || *n < group.len())
+            .map(|(c, _)| c)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+/// The name of local state `l` of component `c` in the net. A process has one fault state
+/// per fault message, so the message tells them apart where the system's name of the state
+/// only says `fault`.
+fn state_name(sys: &super::ProgramSystem<'_>, c: CompId, l: Local) -> String {
+    match sys.fault(c, l) {
+        Some(what) => format!("fault: {what}"),
+        None => sys.local_name(c, l),
+    }
+}
+
+/// Makes the names unique by numbering the second and later bearers of a name (`… #2`).
+/// The names built above already differ wherever the states or steps do; this only guards
+/// the net's invariant that a name identifies one node, should two steps ever read alike.
+fn unique_names<'n>(names: impl Iterator<Item = &'n mut Option<String>>) {
+    let mut count: FxHashMap<String, usize> = FxHashMap::default();
+    for name in names.flatten() {
+        let n = count.entry(name.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            let mut k = *n;
+            let mut fresh = format!("{name} #{k}");
+            while count.contains_key(&fresh) {
+                k += 1;
+                fresh = format!("{name} #{k}");
+            }
+            count.insert(fresh.clone(), 1);
+            *name = fresh;
+        }
     }
 }

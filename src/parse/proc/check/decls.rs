@@ -6,7 +6,7 @@ use super::super::ast::{self, InitEntry, Item};
 use super::super::Diag;
 use super::consts::initial_values;
 use super::{Front, Global, ProcInfo, Ty, MAX_ARRAY};
-use crate::system::program::{ChanDecl, CompKind, ResDecl, VarDecl};
+use crate::system::program::{ChanDecl, CompKind, Param, ResDecl, VarDecl};
 use crate::system::CompId;
 
 impl Front<'_> {
@@ -91,9 +91,11 @@ impl Front<'_> {
         defines: &[(String, i64)],
         used_define: &mut [bool],
     ) -> Result<(), Diag> {
-        let (mut value, ty) = self.const_value(e)?;
+        let (default, ty) = self.const_value(e)?;
+        let mut value = default;
         // The last -D for a name wins, as with a C compiler's -D.
-        if let Some(k) = defines.iter().rposition(|(n, _)| *n == name.name) {
+        let set = defines.iter().rposition(|(n, _)| *n == name.name);
+        if let Some(k) = set {
             for (j, (n, _)) in defines.iter().enumerate() {
                 if *n == name.name {
                     used_define[j] = true;
@@ -110,6 +112,13 @@ impl Front<'_> {
                 ));
             }
         }
+        self.params.push(Param {
+            name: name.name.clone(),
+            value,
+            default,
+            set: set.is_some(),
+            is_bool: ty == Ty::Bool,
+        });
         self.globals.insert(
             name.name.clone(),
             Global::Const {

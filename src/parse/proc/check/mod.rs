@@ -26,7 +26,7 @@ pub(super) use consts::{check_initial, initial_values};
 
 use super::ast::{self, Span};
 use super::{Diag, LineIndex};
-use crate::system::program::{ChanDecl, CompKind, Program, ResDecl, ValTy, VarDecl};
+use crate::system::program::{ChanDecl, CompKind, Param, Program, ResDecl, ValTy, VarDecl};
 use std::collections::HashMap;
 
 /// Largest array (of variables, mutexes, semaphores or channels, or instances of one
@@ -151,6 +151,8 @@ pub(super) struct Front<'a> {
     pub procs: Vec<ProcInfo>,
     /// Declaration order of resources, for the component layout.
     pub resource_order: Vec<CompKind>,
+    /// The `param`s in declaration order (pass 2).
+    pub params: Vec<Param>,
     pub warnings: Vec<Diag>,
 }
 
@@ -168,6 +170,7 @@ impl<'a> Front<'a> {
             chans: Vec::new(),
             procs: Vec::new(),
             resource_order: Vec::new(),
+            params: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -188,7 +191,7 @@ pub(super) fn check(
     let mut layout = f.layout();
     f.start_instances(&inits, &mut layout)?;
     let defs = f.compile_bodies(file, &layout)?;
-    let program = Program::new(
+    let mut program = Program::new(
         file_name.to_string(),
         defs,
         layout.instances,
@@ -198,5 +201,6 @@ pub(super) fn check(
         f.sems,
         f.chans,
     );
+    program.params = f.params;
     Ok((program, f.warnings))
 }

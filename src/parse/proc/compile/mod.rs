@@ -152,6 +152,13 @@ impl Builder<'_, '_> {
             end: span.end,
         };
         if let Some(decls) = self.decls.pop() {
+            // The scope ends where the resets begin.
+            let here = self.here();
+            for &(first, count) in &decls {
+                for slot in &mut self.slots[first as usize..(first + count) as usize] {
+                    slot.in_scope.end = here;
+                }
+            }
             for (first, count) in decls.into_iter().rev() {
                 self.emit(OpKind::Reset { first, count }, end, String::new(), false);
             }
@@ -235,8 +242,15 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// A fresh slot, in scope from here until its frame closes.
     fn new_slot(&mut self, name: String, ty: Option<ValTy>, array: Option<u32>) -> Slot {
-        self.slots.push(SlotInfo { name, ty, array });
+        let here = self.here();
+        self.slots.push(SlotInfo {
+            name,
+            ty,
+            array,
+            in_scope: here..u32::MAX,
+        });
         self.slots.len() as Slot - 1
     }
 }
