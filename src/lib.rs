@@ -66,12 +66,20 @@ mod unfold;
 mod walk;
 
 pub use check::saved::{read_saved_witness, replay_saved, ReplayFailure, Replayed, SavedStep, SavedWitness};
+pub use check::validate::OptionsError;
+/// Which options each engine takes, and the errors for those it would ignore.
+pub mod validate {
+    pub use crate::check::validate::{
+        applies_to, ignored_option, split_refusal, OptionsError, OPTION_ENGINES,
+    };
+}
 pub use check::{check, check_distributed, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
     EngineRun, ExplicitCounters, Finding, FindingKind, LpCounters, Observer, PrefixSatCounters, Progress,
-    QporCounters, ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, StateEntries, Stats,
-    StepNames, StopReason, StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness, WitnessStep,
+    QporCounters, Question, ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, StateEntries,
+    Stats, StepNames, StopReason, StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness,
+    WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -79,7 +87,7 @@ pub use mcc::{
 pub use parse::{load, load_str, read_text, Format, LoadError, LoadOptions, Loaded, ParseError};
 pub use source::Pos;
 pub use system::invariants::Safeness;
-pub use system::model::{Model, ModelInfo, NetInfo, SystemOptions};
+pub use system::model::{Model, ModelInfo, ModelKind, NetInfo, SystemOptions};
 pub use system::{
     classify_dead, find_fault, ActionId, CompId, DeadKind, Local, ModelError, StateValue, Step, System,
     TouchSet,

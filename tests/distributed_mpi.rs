@@ -180,7 +180,7 @@ fn a_distributed_run_needs_cutoffs_every_rank_decides_alike_and_says_so_once() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr
-            .matches("--distributed needs --cutoff canonical, distance, causal or none")
+            .matches("--distributed with --cutoff erv: under an adequate order")
             .count(),
         1,
         "only rank 0 reports the error: {stderr}"

@@ -478,3 +478,43 @@ fn a_saved_witness_replays_and_a_broken_one_says_where() {
     let o = qpor_exits(&["replay", "models/nets/philosophers-5.pnml", f], 1);
     assert!(out(&o).contains("fails at step 1 of 4"), "{}", out(&o));
 }
+
+#[test]
+fn the_library_refuses_contradictory_options_with_the_words_the_cli_prints() {
+    use qpor::{CheckOptions, EngineChoice};
+    for (opts, line) in [
+        (
+            CheckOptions {
+                engine: EngineChoice::Qpor,
+                jobs: Some(4),
+                cutoff: qpor::unfolding::CutoffMode::McMillan,
+                ..CheckOptions::default()
+            },
+            "check --engine qpor --jobs 4 --cutoff mcmillan models/proc/pi.proc",
+        ),
+        (
+            CheckOptions {
+                engine: EngineChoice::Explicit,
+                seed: 5,
+                ..CheckOptions::default()
+            },
+            "check --engine explicit --seed 5 models/proc/pi.proc",
+        ),
+        (
+            CheckOptions {
+                engine: EngineChoice::PrefixSat,
+                cutoff: qpor::unfolding::CutoffMode::Causal,
+                ..CheckOptions::default()
+            },
+            "check --engine prefix-sat --cutoff causal models/nets/dekker.pnml",
+        ),
+    ] {
+        let message = opts.validate().unwrap_err().message;
+        let o = qpor_line_exits(line, 2);
+        assert_eq!(err(&o), format!("error: {message}\n"), "{line}");
+        // A library caller that runs the check anyway gets the same refusal.
+        let model = qpor::load(Path::new("models/proc/pi.proc"), &qpor::LoadOptions::default()).unwrap();
+        let e = qpor::check(&model.model, &opts, &mut qpor::Silent).unwrap_err();
+        assert_eq!(e.to_string(), message);
+    }
+}

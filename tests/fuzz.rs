@@ -655,19 +655,17 @@ fn differential(input: &[u8]) -> Result<(), String> {
     let base = CheckOptions {
         all: true,
         time_limit: Some(Duration::from_secs(2)),
-        max_states: Some(2_000),
-        max_events: Some(5_000),
         ..CheckOptions::default()
     };
-    let oracle = check(
-        &model,
-        &CheckOptions {
-            engine: EngineChoice::Explicit,
-            ..base.clone()
-        },
-        &mut Silent,
-    )
-    .map_err(|e| format!("the oracle failed: {e}"))?;
+    // Each engine gets the size limit it takes (the others would be refused).
+    let limited = |engine: EngineChoice| CheckOptions {
+        engine,
+        max_states: qpor::validate::applies_to("--max-states", engine).then_some(2_000),
+        max_events: qpor::validate::applies_to("--max-events", engine).then_some(5_000),
+        ..base.clone()
+    };
+    let oracle = check(&model, &limited(EngineChoice::Explicit), &mut Silent)
+        .map_err(|e| format!("the oracle failed: {e}"))?;
     // An unbounded net stops the oracle; its partial answer is no reference (and with
     // `--all` its thousands of dead states, each with a witness as long as the run,
     // make a report of hundreds of megabytes).
@@ -684,13 +682,13 @@ fn differential(input: &[u8]) -> Result<(), String> {
             _ => base.time_limit,
         };
         let opts = CheckOptions {
-            engine,
             time_limit,
-            ..base.clone()
+            ..limited(engine)
         };
         let r = match check(&model, &opts, &mut Silent) {
             Ok(r) => r,
             Err(qpor::EngineError::Internal(e)) => return Err(format!("{engine:?}: internal error: {e}")),
+            Err(qpor::EngineError::Options(e)) => return Err(format!("{engine:?}: options refused: {e}")),
             Err(_) => continue,
         };
         let found = dead_states(&r);

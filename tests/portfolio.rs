@@ -9,7 +9,7 @@ use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::walk::{walk, WalkOptions};
 use qpor::net::{Decomposition, NetSystem};
-use qpor::{check, Budget, CheckOptions, EngineChoice, Model, RunEnd, Silent, SystemOptions, Verdict};
+use qpor::{check, Budget, CheckOptions, EngineChoice, Model, RunEnd, Silent, Verdict};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -132,10 +132,7 @@ fn the_one_safe_view_finds_two_tokens_on_a_place() {
         for engine in [EngineChoice::Auto, EngineChoice::Explicit] {
             let opts = CheckOptions {
                 engine,
-                system: SystemOptions {
-                    one_safe_watch: true,
-                    ..SystemOptions::default()
-                },
+                question: qpor::Question::OneSafe,
                 ..CheckOptions::default()
             };
             let r = check(&model, &opts, &mut Silent).unwrap();

@@ -24,7 +24,14 @@ fn check_on_small_stack(model: Model, opts: CheckOptions) -> Report {
         .spawn(move || {
             // The engine itself, on this thread: the dispatcher would run it on its own.
             let qpor = opts.qpor();
-            let report = qpor.run(&model, &Budget::unlimited(), &mut Silent).unwrap();
+            let report = qpor
+                .run(
+                    qpor::Question::Deadlock,
+                    &model,
+                    &Budget::unlimited(),
+                    &mut Silent,
+                )
+                .unwrap();
             // The unfolding is dropped inside `run`; dropping the report and the model
             // here must not recurse either.
             drop(model);

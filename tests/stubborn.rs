@@ -201,9 +201,12 @@ fn check_finds_a_fault_in_a_program_and_refuses_the_one_safe_view() {
         .unwrap()
         .model;
     let mut watch = opts;
-    watch.system.one_safe_watch = true;
+    watch.question = qpor::Question::OneSafe;
     let e = check(&net, &watch, &mut Silent).unwrap_err();
-    assert!(e.to_string().contains("OneSafe"), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "the stubborn engine does not answer the OneSafe question on a net"
+    );
 }
 
 /// The state limit makes a run inconclusive.

@@ -10,8 +10,9 @@ pub(crate) mod replay;
 pub(crate) mod saved;
 mod schedule;
 mod shortest;
+pub(crate) mod validate;
 
-use crate::engine::{Budget, CancelToken, Engine, EngineError, Observer, Report, RunResult};
+use crate::engine::{Budget, CancelToken, Engine, EngineError, Observer, Question, Report, RunResult};
 use crate::explicit::ExplicitOptions;
 use crate::prefix_sat::PrefixSatOptions;
 use crate::qpor::{AltMode, QporOptions};
@@ -84,6 +85,8 @@ impl EngineChoice {
 /// engine reads its own), and the limits.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
+    /// What the check asks: deadlocks (the default) or, of a net, OneSafe.
+    pub question: Question,
     /// The engine, or the portfolio.
     pub engine: EngineChoice,
     /// How the model becomes a component system.
@@ -143,6 +146,12 @@ pub struct CheckOptions {
 }
 
 impl CheckOptions {
+    /// The system options that ask [`CheckOptions::question`] of the model (the OneSafe
+    /// view for OneSafe): what the witnesses are replayed on.
+    pub fn asked_system(&self) -> SystemOptions {
+        self.question.system_options(&self.system)
+    }
+
     /// The options of the QPOR engine.
     pub fn qpor(&self) -> QporOptions {
         QporOptions {
@@ -248,10 +257,9 @@ pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
     if opts.engine != EngineChoice::Qpor {
         return refuse("--distributed runs the qpor engine: give --engine qpor");
     }
-    if !opts.cutoff.same_in_every_replica() {
-        return refuse(
-            "--distributed needs --cutoff canonical, distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
-        );
+    opts.validate().map_err(|e| EngineError::Options(e.message))?;
+    if let Some(e) = validate::split_refusal("--distributed", opts.cutoff) {
+        return refuse(&e.message);
     }
     if opts.unfolding.resolve(model, &opts.system) == Backend::General {
         return refuse(
@@ -291,6 +299,7 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
 
 /// [`check`] on a model the engine threads share without copying it.
 pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
+    opts.validate().map_err(|e| EngineError::Options(e.message))?;
     let mut report = check_once(model, opts, observer)?;
     if opts.shortest_witness {
         shorten_witnesses(model, opts, &mut report)?;
@@ -304,7 +313,7 @@ fn shorten_witnesses(model: &Model, opts: &CheckOptions, report: &mut Report) ->
     if report.findings.is_empty() {
         return Ok(());
     }
-    let sys = model.system(&opts.system)?;
+    let sys = model.system(&opts.asked_system())?;
     let started = opts.started.unwrap_or_else(Instant::now);
     let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
     let mut budget = Budget::until(deadline, opts.time_limit);
@@ -344,7 +353,7 @@ fn check_once(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observ
     if report.findings.is_empty() {
         return Ok(report);
     }
-    let sys = model.system(&opts.system)?;
+    let sys = model.system(&opts.asked_system())?;
     for finding in &mut report.findings {
         replay::replay(&*sys, finding, opts.witness_states).map_err(|e| {
             EngineError::Internal(format!(

@@ -163,6 +163,7 @@ fn spawn(
         .options
         .build_engine(member.choice)
         .expect("[qpor internal bug] a schedule member is one engine");
+    let question = member.options.question;
     let name = member.name();
     // A slice ends the member early; its report then names the slice as its limit.
     let (deadline, limit) = match member.slice.and_then(|s| Instant::now().checked_add(s)) {
@@ -177,15 +178,17 @@ fn spawn(
             engine: name,
             tx: tx.clone(),
         };
-        let result = panic::catch_unwind(AssertUnwindSafe(|| engine.run(&model, &budget, &mut observer)))
-            .unwrap_or_else(|payload| {
-                let what = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic".into());
-                Err(EngineError::Internal(format!("the {name} engine failed: {what}")))
-            });
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            engine.run(question, &model, &budget, &mut observer)
+        }))
+        .unwrap_or_else(|payload| {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            Err(EngineError::Internal(format!("the {name} engine failed: {what}")))
+        });
         let _ = tx.send(Message::Done(i, Box::new(result)));
     });
 }

@@ -4,7 +4,7 @@
 //! any other witness).
 
 use super::{check_once, replay, CheckOptions};
-use crate::engine::{Budget, EngineError, Finding, FindingKind, Observer, RunResult, StepNames};
+use crate::engine::{Budget, EngineError, Finding, FindingKind, Observer, Question, RunResult, StepNames};
 use crate::structural::{reduce, ReducedNet};
 use crate::system::model::Model;
 use crate::system::net::{Net, TransId};
@@ -19,7 +19,7 @@ use std::time::Instant;
 pub(super) fn applies<'m>(model: &'m Model, opts: &CheckOptions) -> Option<&'m Net> {
     let asked = opts.reduce.unwrap_or(opts.engine.reduces_by_default());
     match model {
-        Model::Net(net) if asked && !opts.all && !opts.system.one_safe_watch => Some(net),
+        Model::Net(net) if asked && !opts.all && opts.question == Question::Deadlock => Some(net),
         _ => None,
     }
 }

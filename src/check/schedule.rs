@@ -7,7 +7,7 @@
 
 use super::{CheckOptions, EngineChoice};
 use crate::stubborn::SearchOrder;
-use crate::system::model::Model;
+use crate::system::model::{Model, ModelKind};
 use std::time::Duration;
 
 /// The walk's slice when it shares cores and there is no time limit.
@@ -47,6 +47,14 @@ pub(crate) enum Shape {
 }
 
 impl Shape {
+    /// Whether the shape is a net's or a program's.
+    pub(crate) fn kind(self) -> ModelKind {
+        match self {
+            Shape::Program => ModelKind::Program,
+            Shape::Net | Shape::UnitNet => ModelKind::Net,
+        }
+    }
+
     /// The shape of `model`.
     pub(crate) fn of(model: &Model) -> Shape {
         let Model::Net(net) = model else {
@@ -114,33 +122,32 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
         };
     }
     let jobs = opts.jobs.unwrap_or_else(super::cores).max(1);
-    let watch = opts.system.one_safe_watch;
     // The engines in starting order, each with whether it is the best-first stubborn
-    // search.
-    let mut choices = vec![(EngineChoice::Walk, false)];
-    // The state equation proves deadlock freedom of nets, and says nothing about the
-    // OneSafe question.
-    if shape != Shape::Program && !watch {
-        choices.push((EngineChoice::Lp, false));
+    // search; each runs only where it answers the question on this kind of model.
+    let mut choices = vec![
+        (EngineChoice::Walk, false),
+        // The state equation proves deadlock freedom of nets.
+        (EngineChoice::Lp, false),
+        // The stubborn search's states are a subset of the explicit one's, and every
+        // dead state is among them.
+        (EngineChoice::Stubborn, false),
+    ];
+    // Best first changes only how soon the first deadlock is met: `--all` explores
+    // everything either way; programs keep depth first.
+    if shape != Shape::Program && opts.order != SearchOrder::Best && !opts.all {
+        choices.push((EngineChoice::Stubborn, true));
     }
-    // The stubborn search's states are a subset of the explicit one's, and every dead
-    // state is among them.
-    if !watch {
-        choices.push((EngineChoice::Stubborn, false));
-        // Best first changes only how soon the first deadlock is met: `--all` explores
-        // everything either way.
-        if shape != Shape::Program && opts.order != SearchOrder::Best && !opts.all {
-            choices.push((EngineChoice::Stubborn, true));
-        }
-    }
-    if shape == Shape::UnitNet && !watch {
+    // Complete prefixes are rarely small for nets with a condition per token.
+    if shape == Shape::UnitNet {
         choices.push((EngineChoice::PrefixSat, false));
     }
-    // QPOR's unfoldings do not look at faults of a watched net (`system::one_safe`).
-    if !watch {
-        choices.push((EngineChoice::Qpor, false));
-    }
+    choices.push((EngineChoice::Qpor, false));
     choices.push((EngineChoice::Explicit, false));
+    let kind = shape.kind();
+    choices.retain(|&(choice, _)| {
+        opts.build_engine(choice)
+            .is_some_and(|engine| engine.answers(opts.question, kind))
+    });
     // `--all` asks for every dead state, which only a complete exploration lists.
     if opts.all {
         choices.retain(|&(c, _)| c != EngineChoice::Walk);
@@ -217,7 +224,6 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::model::SystemOptions;
 
     #[test]
     fn one_engine_runs_alone() {
@@ -309,10 +315,7 @@ mod tests {
             ["lp", "stubborn", "qpor", "explicit"]
         );
         let one_safe = CheckOptions {
-            system: SystemOptions {
-                one_safe_watch: true,
-                ..SystemOptions::default()
-            },
+            question: crate::engine::Question::OneSafe,
             ..opts
         };
         assert_eq!(names(plan(&one_safe, Shape::UnitNet)), ["walk", "explicit"]);

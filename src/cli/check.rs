@@ -7,6 +7,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use qpor::engines::stubborn::SearchOrder;
 use qpor::render;
+use qpor::validate::{applies_to, ignored_option};
 use qpor::{
     Budget, CancelToken, CheckOptions, Counters, EngineChoice, EngineError, Report, Settings, Stats,
     StopReason,
@@ -154,59 +155,33 @@ enum WitnessArg {
     Shortest,
 }
 
-/// The engines each engine-specific option applies to (`auto` runs them all), and the
-/// option's name: an option given for an engine that ignores it is refused.
-fn engine_options(a: &CheckArgs) -> Vec<(&'static str, bool, &'static [EngineChoice])> {
-    use EngineChoice::{Auto, Explicit, PrefixSat, Qpor, Stubborn, Walk};
-    vec![
-        ("-k", a.alt.given_k(), &[Auto, Qpor]),
-        ("--optimal", a.alt.given_optimal(), &[Auto, Qpor]),
-        ("--sdpor", a.alt.given_sdpor(), &[Auto, Qpor]),
-        ("--cutoff", a.cutoff.is_some(), &[Auto, Qpor, PrefixSat]),
-        ("--max-events", a.max_events.is_some(), &[Auto, Qpor, PrefixSat]),
-        ("--unfolding", a.unfolding.is_some(), &[Auto, Qpor, PrefixSat]),
-        ("--distance-states", a.distance_states.is_some(), &[Auto, Qpor]),
-        ("--single-tree", a.single_tree, &[Qpor]),
-        ("--distributed", a.distributed, &[Qpor]),
-        ("--jobs", a.jobs.is_some(), &[Auto, Qpor]),
-        (
-            "--max-states",
-            a.max_states.is_some(),
-            &[Auto, Explicit, Stubborn],
-        ),
-        ("--order", a.order.is_some(), &[Auto, Stubborn]),
-        ("--seed", a.seed.is_some(), &[Auto, Walk]),
+/// Whether each engine-specific option was given on the command line: given, it is
+/// refused for an engine that ignores it (the library's rules, [`qpor::OptionsError`]),
+/// even where its value is the default.
+fn given_options(a: &CheckArgs) -> [(&'static str, bool); 13] {
+    [
+        ("-k", a.alt.given_k()),
+        ("--optimal", a.alt.given_optimal()),
+        ("--sdpor", a.alt.given_sdpor()),
+        ("--cutoff", a.cutoff.is_some()),
+        ("--max-events", a.max_events.is_some()),
+        ("--unfolding", a.unfolding.is_some()),
+        ("--distance-states", a.distance_states.is_some()),
+        ("--single-tree", a.single_tree),
+        ("--distributed", a.distributed),
+        ("--jobs", a.jobs.is_some()),
+        ("--max-states", a.max_states.is_some()),
+        ("--order", a.order.is_some()),
+        ("--seed", a.seed.is_some()),
     ]
 }
 
 /// Refuses an option the chosen engine would ignore, naming the engines it applies to.
 fn refuse_ignored_options(a: &CheckArgs) -> Result<(), String> {
-    let engine = a.engine;
-    for (option, given, engines) in engine_options(a) {
-        if given && !engines.contains(&engine) {
-            let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
-            // The two size limits are each other's counterpart: say which one this engine takes.
-            let instead = match (option, engine) {
-                ("--max-states", EngineChoice::Qpor | EngineChoice::PrefixSat) => {
-                    " (it stores no states: use --max-events)"
-                }
-                ("--max-events", EngineChoice::Explicit | EngineChoice::Stubborn) => {
-                    " (it creates no events: use --max-states)"
-                }
-                _ => "",
-            };
-            return Err(format!(
-                "{option} applies to --engine {}; the {} engine does not take it{instead}",
-                names.join(", "),
-                engine.name()
-            ));
+    for (option, given) in given_options(a) {
+        if given && !applies_to(option, a.engine) {
+            return Err(ignored_option(option, a.engine).message);
         }
-    }
-    if a.distance_states.is_some() && a.cutoff != Some(CutoffArg::Distance) {
-        return Err("--distance-states sizes the table of --cutoff distance; give --cutoff distance".into());
-    }
-    if a.witness.contains(&WitnessArg::Shortest) && a.all {
-        return Err("--witness shortest with --all: the shortest witness is searched for the first finding only; drop one of them".into());
     }
     Ok(())
 }
@@ -238,39 +213,20 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         ));
     }
     refuse_ignored_options(&a)?;
-    if a.jobs == Some(0) {
-        return Err("--jobs 0: at least one engine must run".into());
-    }
     let cutoff: qpor::unfolding::CutoffMode = a.cutoff.unwrap_or(CutoffArg::Erv).into();
     let mut jobs = a.jobs;
-    if let Some(n) =
-        jobs.filter(|&n| engine == EngineChoice::Qpor && n > 1 && !cutoff.same_in_every_replica())
-    {
-        let why = "under an adequate order, which events are cutoffs depends on the order each thread met the states";
-        if a.cutoff.is_some() {
-            return Err(format!(
-                "--jobs with --cutoff {}: {why}; give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance or causal (decided by each event's history) or none",
-                cutoff.name()
-            ));
-        }
+    if let Some(n) = jobs.filter(|&n| {
+        engine == EngineChoice::Qpor && n > 1 && a.cutoff.is_none() && !cutoff.same_in_every_replica()
+    }) {
         // The user asked for threads, not for this cutoff order: keep the default order,
         // which prunes the most, and say how to get the threads.
         eprintln!(
-            "warning: --jobs {n}: with the default --cutoff erv qpor explores on one thread ({why}); give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance, causal or none to explore on {n} threads"
+            "warning: --jobs {n}: with the default --cutoff erv qpor explores on one thread (under an adequate order, which events are cutoffs depends on the order each thread met the states); give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance, causal or none to explore on {n} threads"
         );
         jobs = Some(1);
     }
-    if a.single_tree {
-        if let Some(n) = a.jobs.filter(|&n| n > 1) {
-            return Err(format!(
-                "--single-tree with --jobs {n}: Algorithm 1's single tree is explored on one thread (each Alt call needs U as the whole subtree before it left it); drop --single-tree to split the work into tasks"
-            ));
-        }
-        if a.distributed {
-            return Err(
-                "--single-tree with --distributed: the single tree is explored by one process".into(),
-            );
-        }
+    if a.single_tree && a.distributed {
+        return Err("--single-tree with --distributed: the single tree is explored by one process".into());
     }
     if a.distributed && a.jobs.is_some() {
         return Err(
@@ -295,6 +251,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     refuse_options_of_other_models(&a, &loaded.model)?;
     let interrupt = CancelToken::default();
     let opts = CheckOptions {
+        question: qpor::Question::Deadlock,
         engine,
         system,
         all: a.all,
@@ -321,6 +278,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         shortest_witness: a.witness.contains(&WitnessArg::Shortest),
         reduce: a.reduce.map(|r| r == OnOff::On),
     };
+    opts.validate().map_err(|e| e.message)?;
     if a.distributed {
         return distributed(&a, &loaded.model, &opts);
     }

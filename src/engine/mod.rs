@@ -29,10 +29,59 @@ pub use stats::{
     QporCounters, Stats, StoreCounters, StubbornCounters, WalkCounters,
 };
 
-use crate::system::model::{Model, SystemOptions};
+use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{ModelError, System};
 
-/// A deadlock-checking engine: explores (or reasons about) a model within a budget.
+/// What a check asks of a model. Each engine says which questions it answers
+/// ([`Engine::answers`]) and the portfolio asks each engine only those, so a new question
+/// is added here and to the engines that answer it, and no other engine changes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[non_exhaustive]
+pub enum Question {
+    /// Is a dead state that is not final reachable, or, in a program, a fault? Answered
+    /// by a witness or by a complete exploration or proof.
+    #[default]
+    Deadlock,
+    /// Does some reachable marking of a net put two tokens on a place (the Model Checking
+    /// Contest's OneSafe)? Asked through the net's OneSafe view, whose faults are such
+    /// markings (`system::one_safe`): a witness answers no, a complete exploration yes.
+    OneSafe,
+}
+
+impl Question {
+    /// The question's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Question::Deadlock => "the deadlock question",
+            Question::OneSafe => "the OneSafe question",
+        }
+    }
+
+    /// The system options that ask this question of a model: the OneSafe view for
+    /// OneSafe, the model itself otherwise.
+    pub fn system_options(self, opts: &SystemOptions) -> SystemOptions {
+        SystemOptions {
+            one_safe_watch: self == Question::OneSafe,
+            ..*opts
+        }
+    }
+}
+
+/// The refusal of an engine asked a question it does not answer on a model of this kind.
+pub(crate) fn unanswered(engine: &dyn Engine, question: Question, kind: ModelKind) -> EngineError {
+    let model = match kind {
+        ModelKind::Net => "a net",
+        ModelKind::Program => "a program",
+    };
+    EngineError::Options(format!(
+        "the {} engine does not answer {} on {model}",
+        engine.name(),
+        question.name()
+    ))
+}
+
+/// A checking engine: explores (or reasons about) a model within a budget, to answer a
+/// [`Question`].
 ///
 /// Implementations hold their own options. `run` must return when the model is decided,
 /// when the budget's deadline passes or its cancel token is set (then with
@@ -43,8 +92,18 @@ pub trait Engine {
     /// The engine's name in reports (`qpor`, `explicit`, …).
     fn name(&self) -> &'static str;
 
-    /// Checks `model` for deadlocks (and faults) within `budget`.
-    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult;
+    /// Whether the engine answers `question` on a model of kind `kind`.
+    fn answers(&self, question: Question, kind: ModelKind) -> bool;
+
+    /// Answers `question` about `model` within `budget` (a question the engine does not
+    /// answer is an [`EngineError::Options`]).
+    fn run(
+        &self,
+        question: Question,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> RunResult;
 }
 
 /// Runs `search` on the component system `model` becomes under `opts`: the whole of
@@ -81,6 +140,9 @@ pub enum EngineError {
     /// The model's semantics cannot be honoured (e.g. a NUPN block contradicting the net,
     /// or an engine that does not apply to this kind of model).
     Model(ModelError),
+    /// The options contradict each other or ask an engine for what it does not do
+    /// (`CheckOptions::validate`); the command line exits with status 2.
+    Options(String),
     /// An engine bug caught before it became a wrong answer (a witness refused by the
     /// replay); the command line exits with status 4.
     Internal(String),
@@ -90,6 +152,7 @@ impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EngineError::Model(e) => e.fmt(f),
+            EngineError::Options(m) => f.write_str(m),
             EngineError::Internal(m) => write!(f, "[qpor internal error] {m}"),
         }
     }

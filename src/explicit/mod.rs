@@ -17,7 +17,8 @@ use crate::engine::{
     run_on_system, Budget, Counters, Engine, ExplicitCounters, Observer, Pacer, Progress, Report, RunResult,
     StopReason,
 };
-use crate::system::model::{Model, SystemOptions};
+use crate::engine::{unanswered, Question};
+use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use std::time::Instant;
 use store::{FoundStates, SearchTree};
@@ -39,8 +40,27 @@ impl Engine for ExplicitOptions {
         "explicit"
     }
 
-    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
-        run_on_system(model, &self.system, |sys| search(sys, self, budget, observer))
+    /// Every reachable state is visited, so every question about states is answered;
+    /// the OneSafe view's faults are the markings with two tokens on a place.
+    fn answers(&self, question: Question, kind: ModelKind) -> bool {
+        question == Question::Deadlock || kind == ModelKind::Net
+    }
+
+    fn run(
+        &self,
+        question: Question,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> RunResult {
+        if !self.answers(question, model.kind()) {
+            return Err(unanswered(self, question, model.kind()));
+        }
+        let opts = ExplicitOptions {
+            system: question.system_options(&self.system),
+            ..*self
+        };
+        run_on_system(model, &opts.system, |sys| search(sys, &opts, budget, observer))
     }
 }
 

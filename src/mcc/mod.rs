@@ -15,7 +15,7 @@
 //! within the budget, `CANNOT_COMPUTE`.
 
 use crate::check::{check_shared, CheckOptions};
-use crate::engine::{Budget, EngineError, Observer, Report, Verdict};
+use crate::engine::{Budget, EngineError, Observer, Question, Report, Verdict};
 use crate::parse::{load, pnml, LoadError, LoadOptions};
 use crate::system::invariants::{structural_safeness, Safeness};
 use crate::system::model::Model;
@@ -179,7 +179,10 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         max_memory_mb: opts.max_memory_mb,
         ..CheckOptions::default()
     };
-    check_opts.system.one_safe_watch = exam == Examination::OneSafe;
+    check_opts.question = match exam {
+        Examination::OneSafe => Question::OneSafe,
+        Examination::ReachabilityDeadlock => Question::Deadlock,
+    };
     let report = match check_shared(&Arc::new(loaded.model), &check_opts, observer) {
         Ok(r) => r,
         Err(e @ EngineError::Internal(_)) => return Err(e),

@@ -4,11 +4,12 @@
 
 use super::formula::{DeadlockFormula, Question};
 use super::solver::{Sat, Solved};
+use crate::engine::{unanswered, Question as Asked};
 use crate::engine::{
     Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, PrefixSatCounters, Progress,
     Report, RunResult, Settings, Stats, StepNames, StopReason,
 };
-use crate::system::model::{Model, SystemOptions};
+use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{
     classify_dead, find_fault, state_after, ActionId, FiringError, Local, ModelError, System,
 };
@@ -41,12 +42,15 @@ impl Engine for PrefixSatOptions {
         "prefix-sat"
     }
 
-    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
+    /// The prefix's deadlock formula asks for a dead configuration (or a fault).
+    fn answers(&self, question: Asked, _kind: ModelKind) -> bool {
+        question == Asked::Deadlock
+    }
+
+    fn run(&self, question: Asked, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
         let opts = self;
-        if opts.system.one_safe_watch {
-            return Err(
-                ModelError::new("the prefix-sat engine answers the deadlock question, not OneSafe").into(),
-            );
+        if !self.answers(question, model.kind()) {
+            return Err(unanswered(self, question, model.kind()));
         }
         if opts.cutoff == CutoffMode::None {
             return Err(ModelError::new(

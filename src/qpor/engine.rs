@@ -11,7 +11,8 @@ use crate::engine::{
     drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, EngineError, Observer,
     QporCounters, Report, RunResult, Settings, Stats,
 };
-use crate::system::model::{Model, SystemOptions};
+use crate::engine::{unanswered, Question};
+use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
 use crate::system::{ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
@@ -99,7 +100,22 @@ impl Engine for QporOptions {
         "qpor"
     }
 
-    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
+    /// The unfolding's maximal configurations are the dead states (and faults); the
+    /// OneSafe view's faults are not among its events' states.
+    fn answers(&self, question: Question, _kind: ModelKind) -> bool {
+        question == Question::Deadlock
+    }
+
+    fn run(
+        &self,
+        question: Question,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> RunResult {
+        if !self.answers(question, model.kind()) {
+            return Err(unanswered(self, question, model.kind()));
+        }
         match self.unfolding.resolve(model, &self.system) {
             Backend::General => check_net(general_backend_net(model)?, self, budget, observer),
             _ => run_on_system(model, &self.system, |sys| {

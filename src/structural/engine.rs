@@ -3,11 +3,12 @@
 //! can be fired, or says nothing.
 
 use super::state_equation::{self, Answer};
+use crate::engine::{unanswered, Question};
 use crate::engine::{
     Budget, Counters, Engine, Finding, FindingKind, LpCounters, Observer, Report, RunResult, Settings, Stats,
     StepNames, StopReason,
 };
-use crate::system::model::{Model, SystemOptions};
+use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{classify_dead, state_after, ActionId, DeadKind, ModelError, Step};
 use std::time::Instant;
 
@@ -26,15 +27,23 @@ impl Engine for LpOptions {
         "lp"
     }
 
-    fn run(&self, model: &Model, budget: &Budget, _observer: &mut dyn Observer) -> RunResult {
+    /// The state equation speaks of nets' markings, and its dead solutions of deadlocks.
+    fn answers(&self, question: Question, kind: ModelKind) -> bool {
+        question == Question::Deadlock && kind == ModelKind::Net
+    }
+
+    fn run(
+        &self,
+        question: Question,
+        model: &Model,
+        budget: &Budget,
+        _observer: &mut dyn Observer,
+    ) -> RunResult {
         let start = Instant::now();
+        if question != Question::Deadlock {
+            return Err(unanswered(self, question, model.kind()));
+        }
         let net = match model {
-            Model::Net(_) if self.system.one_safe_watch => {
-                return Err(ModelError::new(
-                    "the lp engine proves deadlock freedom, not the OneSafe question".to_string(),
-                )
-                .into())
-            }
             Model::Net(net) => net,
             Model::Program(_) => {
                 return Err(ModelError::new(

@@ -69,11 +69,12 @@
 pub(crate) mod net;
 pub(crate) mod program;
 
+use crate::engine::{unanswered, Question};
 use crate::engine::{
     Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason, StubbornCounters,
 };
 use crate::explicit::store::{FoundStates, SearchTree};
-use crate::system::model::{Model, SystemOptions};
+use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::NetSystem;
 use crate::system::program::ProgramSystem;
 use crate::system::{fault_after, ActionId, Local, ModelError, Step, System};
@@ -126,12 +127,23 @@ impl Engine for StubbornOptions {
         "stubborn"
     }
 
-    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
+    /// The reduction keeps every deadlock (and, in programs, a fault), not the other
+    /// markings a question may ask about.
+    fn answers(&self, question: Question, _kind: ModelKind) -> bool {
+        question == Question::Deadlock
+    }
+
+    fn run(
+        &self,
+        question: Question,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> RunResult {
+        if !self.answers(question, model.kind()) {
+            return Err(unanswered(self, question, model.kind()));
+        }
         match model {
-            Model::Net(_) if self.system.one_safe_watch => Err(ModelError::new(
-                "the stubborn engine keeps deadlocks, not the OneSafe question's markings".to_string(),
-            )
-            .into()),
             Model::Net(net) => {
                 let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
                 Ok(search_net(&sys, self, budget, observer)?)

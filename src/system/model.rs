@@ -15,6 +15,16 @@ pub enum Model {
     Program(Box<Program>),
 }
 
+/// What kind of model a model is, for what depends on it alone (which engines answer
+/// which question).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ModelKind {
+    /// A place/transition net.
+    Net,
+    /// A program of the process language.
+    Program,
+}
+
 /// How to turn a model into a component system.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SystemOptions {
@@ -43,6 +53,14 @@ impl SystemOptions {
 }
 
 impl Model {
+    /// Whether this is a net or a program.
+    pub fn kind(&self) -> ModelKind {
+        match self {
+            Model::Net(_) => ModelKind::Net,
+            Model::Program(_) => ModelKind::Program,
+        }
+    }
+
     /// The model as a component system.
     pub fn system(&self, opts: &SystemOptions) -> Result<Box<dyn System + Sync + '_>, ModelError> {
         match self {

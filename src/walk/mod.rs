@@ -22,7 +22,8 @@ use crate::engine::{
     run_on_system, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report,
     RunResult, Settings, Stats, StepNames, StopReason, WalkCounters,
 };
-use crate::system::model::{Model, SystemOptions};
+use crate::engine::{unanswered, Question};
+use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
 use hashbrown::{HashMap, HashSet};
 use rand::rngs::SmallRng;
@@ -59,8 +60,27 @@ impl Engine for WalkOptions {
         "walk"
     }
 
-    fn run(&self, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
-        run_on_system(model, &self.system, |sys| walk(sys, self, budget, observer))
+    /// Faults of any system are what it hunts, and the OneSafe view's are the markings
+    /// with two tokens on a place.
+    fn answers(&self, question: Question, kind: ModelKind) -> bool {
+        question == Question::Deadlock || kind == ModelKind::Net
+    }
+
+    fn run(
+        &self,
+        question: Question,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> RunResult {
+        if !self.answers(question, model.kind()) {
+            return Err(unanswered(self, question, model.kind()));
+        }
+        let opts = WalkOptions {
+            system: question.system_options(&self.system),
+            ..*self
+        };
+        run_on_system(model, &opts.system, |sys| walk(sys, &opts, budget, observer))
     }
 }
 
