@@ -179,7 +179,7 @@ fn spawn(
             tx: tx.clone(),
         };
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
-            engine.run(question, &model, &budget, &mut observer)
+            engine.ask(question, &model, &budget, &mut observer)
         }))
         .unwrap_or_else(|payload| {
             let what = payload

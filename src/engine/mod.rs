@@ -68,14 +68,13 @@ impl Question {
 }
 
 /// The refusal of an engine asked a question it does not answer on a model of this kind.
-pub(crate) fn unanswered(engine: &dyn Engine, question: Question, kind: ModelKind) -> EngineError {
+fn unanswered(engine: &str, question: Question, kind: ModelKind) -> EngineError {
     let model = match kind {
         ModelKind::Net => "a net",
         ModelKind::Program => "a program",
     };
     EngineError::Options(format!(
-        "the {} engine does not answer {} on {model}",
-        engine.name(),
+        "the {engine} engine does not answer {} on {model}",
         question.name()
     ))
 }
@@ -95,8 +94,7 @@ pub trait Engine {
     /// Whether the engine answers `question` on a model of kind `kind`.
     fn answers(&self, question: Question, kind: ModelKind) -> bool;
 
-    /// Answers `question` about `model` within `budget` (a question the engine does not
-    /// answer is an [`EngineError::Options`]).
+    /// Answers `question`, one the engine answers, about `model` within `budget`.
     fn run(
         &self,
         question: Question,
@@ -104,6 +102,21 @@ pub trait Engine {
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> RunResult;
+
+    /// Asks `question` about `model`: [`Engine::run`], or an [`EngineError::Options`] when
+    /// the engine does not answer it on this kind of model.
+    fn ask(
+        &self,
+        question: Question,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> RunResult {
+        if !self.answers(question, model.kind()) {
+            return Err(unanswered(self.name(), question, model.kind()));
+        }
+        self.run(question, model, budget, observer)
+    }
 }
 
 /// Runs `search` on the component system `model` becomes under `opts`: the whole of

@@ -13,11 +13,11 @@
 
 pub(crate) mod store;
 
+use crate::engine::Question;
 use crate::engine::{
     run_on_system, Budget, Counters, Engine, ExplicitCounters, Observer, Pacer, Progress, Report, RunResult,
     StopReason,
 };
-use crate::engine::{unanswered, Question};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use std::time::Instant;
@@ -53,9 +53,6 @@ impl Engine for ExplicitOptions {
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> RunResult {
-        if !self.answers(question, model.kind()) {
-            return Err(unanswered(self, question, model.kind()));
-        }
         let opts = ExplicitOptions {
             system: question.system_options(&self.system),
             ..*self

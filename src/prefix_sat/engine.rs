@@ -4,7 +4,7 @@
 
 use super::formula::{DeadlockFormula, Question};
 use super::solver::{Sat, Solved};
-use crate::engine::{unanswered, Question as Asked};
+use crate::engine::Question as Asked;
 use crate::engine::{
     Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, PrefixSatCounters, Progress,
     Report, RunResult, Settings, Stats, StepNames, StopReason,
@@ -47,11 +47,14 @@ impl Engine for PrefixSatOptions {
         question == Asked::Deadlock
     }
 
-    fn run(&self, question: Asked, model: &Model, budget: &Budget, observer: &mut dyn Observer) -> RunResult {
+    fn run(
+        &self,
+        _question: Asked,
+        model: &Model,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+    ) -> RunResult {
         let opts = self;
-        if !self.answers(question, model.kind()) {
-            return Err(unanswered(self, question, model.kind()));
-        }
         if opts.cutoff == CutoffMode::None {
             return Err(ModelError::new(
                 "the prefix-sat engine needs a complete prefix: --cutoff none is refused",

@@ -7,11 +7,11 @@ use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListen
 use super::parallel::{explore_parallel, ParallelOptions};
 use super::replica::SplitPolicy;
 use super::AltMode;
+use crate::engine::Question;
 use crate::engine::{
     drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, EngineError, Observer,
     QporCounters, Report, RunResult, Settings, Stats,
 };
-use crate::engine::{unanswered, Question};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
 use crate::system::{ModelError, System};
@@ -108,14 +108,11 @@ impl Engine for QporOptions {
 
     fn run(
         &self,
-        question: Question,
+        _question: Question,
         model: &Model,
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> RunResult {
-        if !self.answers(question, model.kind()) {
-            return Err(unanswered(self, question, model.kind()));
-        }
         match self.unfolding.resolve(model, &self.system) {
             Backend::General => check_net(general_backend_net(model)?, self, budget, observer),
             _ => run_on_system(model, &self.system, |sys| {

@@ -3,7 +3,7 @@
 //! can be fired, or says nothing.
 
 use super::state_equation::{self, Answer};
-use crate::engine::{unanswered, Question};
+use crate::engine::Question;
 use crate::engine::{
     Budget, Counters, Engine, Finding, FindingKind, LpCounters, Observer, Report, RunResult, Settings, Stats,
     StepNames, StopReason,
@@ -34,15 +34,12 @@ impl Engine for LpOptions {
 
     fn run(
         &self,
-        question: Question,
+        _question: Question,
         model: &Model,
         budget: &Budget,
         _observer: &mut dyn Observer,
     ) -> RunResult {
         let start = Instant::now();
-        if question != Question::Deadlock {
-            return Err(unanswered(self, question, model.kind()));
-        }
         let net = match model {
             Model::Net(net) => net,
             Model::Program(_) => {

@@ -69,7 +69,7 @@
 pub(crate) mod net;
 pub(crate) mod program;
 
-use crate::engine::{unanswered, Question};
+use crate::engine::Question;
 use crate::engine::{
     Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason, StubbornCounters,
 };
@@ -135,14 +135,11 @@ impl Engine for StubbornOptions {
 
     fn run(
         &self,
-        question: Question,
+        _question: Question,
         model: &Model,
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> RunResult {
-        if !self.answers(question, model.kind()) {
-            return Err(unanswered(self, question, model.kind()));
-        }
         match model {
             Model::Net(net) => {
                 let sys = NetSystem::new(net, self.system.decomposition_of(net))?;

@@ -18,11 +18,11 @@
 //! ([`System::enabled_steps_touching`]); a step costs what its neighbourhood costs, not
 //! what the whole model does.
 
+use crate::engine::Question;
 use crate::engine::{
     run_on_system, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report,
     RunResult, Settings, Stats, StepNames, StopReason, WalkCounters,
 };
-use crate::engine::{unanswered, Question};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
 use hashbrown::{HashMap, HashSet};
@@ -73,9 +73,6 @@ impl Engine for WalkOptions {
         budget: &Budget,
         observer: &mut dyn Observer,
     ) -> RunResult {
-        if !self.answers(question, model.kind()) {
-            return Err(unanswered(self, question, model.kind()));
-        }
         let opts = WalkOptions {
             system: question.system_options(&self.system),
             ..*self
