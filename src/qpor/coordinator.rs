@@ -323,3 +323,50 @@ fn replay_keys<S: System + ?Sized>(
     }
     Ok((ids, state))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages of `out` to `rank`, by kind.
+    fn to(out: &[(usize, Message)], rank: usize) -> Vec<&'static str> {
+        out.iter()
+            .filter(|(r, _)| *r == rank)
+            .map(|(_, m)| match m {
+                Message::Task(_) => "task",
+                Message::Resume { .. } => "resume",
+                Message::Hungry => "hungry",
+                Message::Stop => "stop",
+                Message::Finish => "finish",
+                _ => "other",
+            })
+            .collect()
+    }
+
+    /// Between threads rank 0 only coordinates: the root goes to a worker, and an idle
+    /// worker makes rank 0 ask the busy one to split, never itself.
+    #[test]
+    fn a_coordinator_that_does_not_work_gives_tasks_to_the_workers_only() {
+        let mut c = Coordinator::new(3, 1..3, true);
+        let out = c.step();
+        assert_eq!(to(&out, 0), Vec::<&str>::new());
+        assert_eq!(to(&out, 1), ["task", "hungry"]);
+        assert_eq!(to(&out, 2), Vec::<&str>::new());
+    }
+
+    /// A worker thread that fails ends the run at once: its tasks will never end, so
+    /// rank 0 stops and finishes every rank, and the run's outcome is the error.
+    #[test]
+    fn a_failed_rank_ends_the_run_with_its_error() {
+        let mut c = Coordinator::new(2, 1..2, true);
+        c.step();
+        c.take(Message::Failed {
+            from: 1,
+            error: "a worker thread panicked".into(),
+        });
+        let out = c.step();
+        assert_eq!(to(&out, 0), ["stop", "finish"]);
+        assert_eq!(to(&out, 1), ["stop", "finish"]);
+        assert_eq!(c.merged.error.as_deref(), Some("a worker thread panicked"));
+    }
+}
