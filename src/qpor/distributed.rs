@@ -16,6 +16,7 @@ use super::transport::Transport;
 use crate::engine::{Budget, Observer};
 use crate::system::{ModelError, System};
 use crate::unfold::program::ProgramOptions;
+use std::sync::atomic::AtomicU64;
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` with the processes of
 /// `transport` (see [`super::driver`]); `unfolding` must have cutoffs every replica
@@ -41,6 +42,7 @@ pub(crate) fn explore_distributed<S: System + ?Sized, T: Transport + ?Sized>(
         budget: &own,
         split,
         rank0_works: true,
+        deepest: &AtomicU64::new(0),
     };
     drive(d, observer, transport)
 }

@@ -105,6 +105,7 @@ use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
 use crate::unfold::{EventId, Unfolding};
 use hashbrown::HashMap;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How many nodes a task passes between two looks at the messages that have arrived.
@@ -130,6 +131,9 @@ pub(super) struct Drive<'a, S: ?Sized> {
     pub split: SplitPolicy,
     /// Whether rank 0 runs tasks (between processes) or only coordinates (threads).
     pub rank0_works: bool,
+    /// The largest configuration at a leaf the tasks of this process have reached (see
+    /// [`SplitPacer::max_root`]): the threads of one process share it.
+    pub deepest: &'a AtomicU64,
 }
 
 /// Runs Algorithm 1 on the program-like unfolding of `d.sys` split into tasks (see the
@@ -156,7 +160,7 @@ pub(super) fn drive<S: System + ?Sized, T: Transport + ?Sized>(
         owned: HashMap::new(),
         hungry: false,
         split: d.split,
-        deepest: 0,
+        deepest: d.deepest,
         finished: false,
         splits: 0,
         replicas: 0,
@@ -220,9 +224,9 @@ struct Rank<'s, 'o, S: System + ?Sized, T: Transport + ?Sized> {
     hungry: bool,
     /// When tasks split.
     split: SplitPolicy,
-    /// The largest configuration at a leaf this rank has reached (see
+    /// The largest configuration at a leaf this process has reached (see
     /// [`SplitPacer::max_root`]).
-    deepest: u64,
+    deepest: &'s AtomicU64,
     finished: bool,
     /// Splits made and replicas created, for ids.
     splits: u64,
@@ -482,8 +486,8 @@ impl<'s, S: System + ?Sized, T: Transport + ?Sized> Rank<'s, '_, S, T> {
                 Err(e) => return Err((Halt::Model(e), scope)),
                 Ok(SubtreeEnd::Finished) => break,
                 Ok(SubtreeEnd::Paused) => {
-                    self.deepest = self.deepest.max(sub.deepest());
-                    let max_root = pacer.max_root(self.deepest, sub.deepest());
+                    let deepest = self.deepest.fetch_max(sub.deepest(), Ordering::Relaxed);
+                    let max_root = pacer.max_root(deepest, sub.deepest());
                     match self.split(&mut sub, r.id, &mut scope, max_root) {
                         Err(h) => return Err((h, scope)),
                         Ok(split) => {

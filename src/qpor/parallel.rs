@@ -18,6 +18,7 @@ use crate::engine::{Budget, Observer, Silent};
 use crate::system::{ModelError, System};
 use crate::unfold::program::ProgramOptions;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::AtomicU64;
 
 /// Runs Algorithm 1 on the program-like unfolding of `sys` split into tasks on `workers`
 /// threads (see [`super::driver`]); `unfolding` must have cutoffs every replica decides
@@ -35,6 +36,7 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
     debug_assert!(unfolding.cutoff.same_in_every_replica());
     let workers = workers.max(1);
     let own = budget.with_own_cancel();
+    let deepest = AtomicU64::new(0);
     let drive_with = |rank0_works| Drive {
         sys,
         unfolding: unfolding.clone(),
@@ -43,6 +45,7 @@ pub(crate) fn explore_parallel<S: System + Sync + ?Sized>(
         budget: &own,
         split,
         rank0_works,
+        deepest: &deepest,
     };
     let mut transports = ChannelTransport::group(workers + 1).into_iter();
     let coordinator = transports.next().expect("rank 0 is in the group");
