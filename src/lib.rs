@@ -162,8 +162,8 @@ pub mod engines {
         pub use crate::qpor::alt::{alternative, AltScratch, AltStats};
         pub use crate::qpor::{
             check_net, check_system, check_system_distributed, explore, AltMode, ChannelTransport,
-            ExploreOptions, ExploreOutcome, LeafKind, NoTree, QporOptions, Transport, TreeListener,
-            DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
+            Exploration, ExploreOptions, ExploreOutcome, LeafKind, NoTree, QporOptions, SplitPolicy,
+            Transport, TreeListener, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS, FIXED_SPLIT_NODES,
         };
     }
 }

@@ -5,7 +5,7 @@
 //! each and the messages must name them by key. Compared: maximal configurations,
 //! deadlocks, terminations and dead states, for 2 and 3 ranks, splitting every few nodes
 //! (small runs end before a rank is idle) or as the mode does by default; the SSBs, with
-//! those of the same splits on one thread (`fixed_splits`); in optimal mode no SSB; and
+//! those of the same splits on one thread (`SplitPolicy::Fixed`); in optimal mode no SSB; and
 //! the verdict when stopping at the first deadlock. Without cutoffs, and with
 //! causal ones on the shipped programs and on cyclic random nets.
 
@@ -16,7 +16,8 @@ use engine_support::{dead_states, explore_within, program, shipped_programs, TAB
 use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::qpor::{
-    check_system, check_system_distributed, AltMode, ChannelTransport, NoTree, QporOptions,
+    check_system, check_system_distributed, AltMode, ChannelTransport, Exploration, NoTree, QporOptions,
+    SplitPolicy,
 };
 use qpor::net::{Decomposition, Net, NetSystem};
 use qpor::unfolding::CutoffMode;
@@ -40,7 +41,14 @@ fn options(
         all: !first,
         cutoff,
         max_events: sequential.then_some(SEQUENTIAL_EVENTS),
-        split_every,
+        exploration: if sequential {
+            Exploration::SingleTree
+        } else {
+            Exploration::Split {
+                workers: 1,
+                policy: split_every.map_or(SplitPolicy::for_alt(alt), SplitPolicy::Every),
+            }
+        },
         ..QporOptions::default()
     }
 }
@@ -113,8 +121,10 @@ where
             }
             assert_eq!(dead_states(&par), dead_states(&seq), "{how}: dead states");
             let one = QporOptions {
-                jobs: 1,
-                fixed_splits: true,
+                exploration: Exploration::Split {
+                    workers: 1,
+                    policy: split_every.map_or(SplitPolicy::FIXED, SplitPolicy::Every),
+                },
                 ..options(alt, cutoff, false, split_every, false)
             };
             let one = check_system(seq_sys, &one, &Budget::unlimited(), &mut Silent, &mut NoTree).unwrap();

@@ -3,10 +3,10 @@
 //! on the shipped programs and on the Table 1 families at small sizes, for 2 and 4 workers,
 //! without cutoffs and with causal ones (cyclic random nets and programs too);
 //! in optimal mode neither run meets a sleep-set-blocked leaf. Small runs end before any
-//! worker is idle, so the runs here also split every few nodes (`split_every`), which
+//! worker is idle, so the runs here also split every few nodes (`SplitPolicy::Every`), which
 //! exercises the splits, the reports and the continuations far more than idle workers do.
 //! The SSB counts of every mode are those of the same splits on one thread
-//! (`fixed_splits`): with k-partial alternatives they differ from Algorithm 1's single
+//! (`SplitPolicy::Fixed`): with k-partial alternatives they differ from Algorithm 1's single
 //! tree, but never with the number of workers.
 
 mod net_support;
@@ -15,7 +15,7 @@ mod engine_support;
 use engine_support::{dead_states, explore_within, program, shipped_programs, TABLE_1_SMALL};
 use net_support::random_net;
 use proptest::prelude::*;
-use qpor::engines::qpor::{check_system, AltMode, NoTree, QporOptions};
+use qpor::engines::qpor::{check_system, AltMode, Exploration, NoTree, QporOptions, SplitPolicy};
 use qpor::net::{Decomposition, NetSystem};
 use qpor::unfolding::CutoffMode;
 use qpor::{Budget, Report, Silent, System, SystemOptions, Verdict};
@@ -53,8 +53,14 @@ fn options(
         all: !first,
         cutoff,
         max_events: (jobs == 1).then_some(SEQUENTIAL_EVENTS),
-        jobs,
-        split_every,
+        exploration: if jobs > 1 {
+            Exploration::Split {
+                workers: jobs,
+                policy: split_every.map_or(SplitPolicy::for_alt(alt), SplitPolicy::Every),
+            }
+        } else {
+            Exploration::SingleTree
+        },
         ..QporOptions::default()
     }
 }
@@ -95,7 +101,10 @@ fn assert_parallel_agrees<S: System + Sync + ?Sized>(sys: &S, cutoff: CutoffMode
             }
             assert_eq!(dead_states(&par), dead_states(&seq), "{how}: dead states");
             let one = QporOptions {
-                fixed_splits: true,
+                exploration: Exploration::Split {
+                    workers: 1,
+                    policy: split_every.map_or(SplitPolicy::FIXED, SplitPolicy::Every),
+                },
                 ..options(alt, cutoff, 1, split_every, false)
             };
             let one = check(sys, &one);

@@ -154,6 +154,7 @@ impl CheckOptions {
 
     /// The options of the QPOR engine.
     pub fn qpor(&self) -> QporOptions {
+        use crate::qpor::{Exploration, SplitPolicy};
         QporOptions {
             system: self.system,
             alt: self.alt,
@@ -164,15 +165,23 @@ impl CheckOptions {
             no_prune: self.no_prune,
             unfolding: self.unfolding,
             // In the portfolio QPOR's share of the cores is one thread, and it explores
-            // the single tree, which needs no replays.
-            jobs: match self.engine {
-                EngineChoice::Qpor if !self.single_tree => self.jobs.unwrap_or_else(cores),
-                _ => 1,
+            // the single tree, which needs no replays. Alone, it splits its work, even on
+            // one thread unless in optimal mode: k-partial and SDPOR counts are then the
+            // same for any number of threads.
+            exploration: match self.engine {
+                EngineChoice::Qpor if !self.single_tree => {
+                    let workers = self.jobs.unwrap_or_else(cores);
+                    if workers > 1 || self.alt != AltMode::Optimal {
+                        Exploration::Split {
+                            workers,
+                            policy: SplitPolicy::for_alt(self.alt),
+                        }
+                    } else {
+                        Exploration::SingleTree
+                    }
+                }
+                _ => Exploration::SingleTree,
             },
-            split_every: None,
-            fixed_splits: self.engine == EngineChoice::Qpor
-                && !self.single_tree
-                && self.alt != AltMode::Optimal,
         }
     }
 
@@ -271,10 +280,7 @@ pub fn check_distributed<T: crate::qpor::Transport + ?Sized>(
         .and_then(|l| opts.started.unwrap_or_else(Instant::now).checked_add(l));
     let budget = Budget::until(deadline, opts.time_limit);
     let sys = model.system(&opts.system)?;
-    let qpor = QporOptions {
-        jobs: 1,
-        ..opts.qpor()
-    };
+    let qpor = opts.qpor();
     let Some(mut report) = crate::qpor::check_system_distributed(&*sys, &qpor, &budget, observer, transport)?
     else {
         return Ok(None);

@@ -156,7 +156,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// Why the SSB count of a split run with k-partial or SDPOR alternatives differs from
 /// that of a run on one thread: the split explores another tree (the classes of
-/// conflicting events as tasks, src/qpor/parallel.rs), whose sleep-set-blocked leaves
+/// conflicting events as tasks, src/qpor/driver.rs), whose sleep-set-blocked leaves
 /// depend on the order D grew in. Split at fixed nodes, the count is the same on any
 /// number of workers; the maximal configurations and deadlocks are always the one-thread
 /// run's.

@@ -2,10 +2,11 @@
 //! general), runs Algorithm 1 ([`explore`](super::explore())) on it and turns the
 //! outcome into the common [`Report`].
 
-use super::distributed::{explore_distributed, Transport};
+use super::distributed::explore_distributed;
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
-use super::parallel::{explore_parallel, ParallelOptions};
+use super::parallel::explore_parallel;
 use super::replica::SplitPolicy;
+use super::transport::Transport;
 use super::AltMode;
 use crate::engine::Question;
 use crate::engine::{
@@ -40,21 +41,31 @@ pub struct QporOptions {
     pub no_prune: bool,
     /// Which unfolding backend to explore.
     pub unfolding: Backend,
-    /// Worker threads; more than one explores in parallel (`qpor::parallel`) where that
-    /// applies (the program-like unfolding, without cutoffs or with causal, distance or
-    /// canonical ones), else the run is sequential.
-    pub jobs: usize,
-    /// With several jobs: split the work every this many nodes of the exploration tree,
-    /// at any depth, even when no worker is idle (for tests, which need small runs to
-    /// split); `None`: as [`QporOptions::fixed_splits`] says.
-    pub split_every: Option<u32>,
-    /// Split the work into tasks at nodes each task decides alone (every few thousand
-    /// nodes), never at the request of an idle worker, even on one thread: every count,
-    /// SSBs included, is then the same for any number of jobs. k-partial and SDPOR runs on
-    /// several threads always split so, and the CLI sets it for them on one thread too
-    /// unless `--single-tree` is given; optimal runs, whose counts do not depend on where
-    /// the work is split, otherwise split when a worker is idle.
-    pub fixed_splits: bool,
+    /// Algorithm 1's single tree, or the split exploration on threads (or processes).
+    pub exploration: Exploration,
+}
+
+/// How QPOR explores, chosen once: Algorithm 1's single tree, or the maximal
+/// configurations split into classes explored as tasks (docs/design.md#exploring-on-several-threads).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Exploration {
+    /// Algorithm 1's single tree on one thread, as the paper does (`--single-tree`): each
+    /// Alt call needs U as the whole subtree before it left it, so it cannot be shared.
+    #[default]
+    SingleTree,
+    /// The split exploration: tasks in unfolding replicas of their own, on `workers`
+    /// threads. With [`SplitPolicy::Fixed`] (or `Every`) every count, SSBs included, is the
+    /// same for any number of workers, and of processes; with k-partial and SDPOR
+    /// alternatives they are the counts of the tasks' tree, not of the single tree. It
+    /// needs the program-like unfolding and cutoffs every replica decides alike (causal,
+    /// distance, canonical or none); otherwise the run explores the single tree.
+    Split {
+        /// Worker threads (at least one). On processes ([`check_system_distributed`]) the
+        /// ranks are the workers, and this is not read.
+        workers: usize,
+        /// When tasks split: [`SplitPolicy::for_alt`] unless a test wants otherwise.
+        policy: SplitPolicy,
+    },
 }
 
 /// The event limit used without cutoffs when none is given: cyclic models have infinite
@@ -68,20 +79,24 @@ impl QporOptions {
             .or((self.cutoff == CutoffMode::None).then_some(DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS))
     }
 
-    /// Whether the run explores on several threads: asked for, and without cutoffs or
-    /// with causal, distance or canonical ones (under the adequate orders decided against
-    /// the states met so far, which event is a cutoff depends on the order a replica met
-    /// them).
-    fn parallel(&self) -> bool {
-        (self.jobs > 1 || self.fixed_splits) && self.cutoff.same_in_every_replica()
+    /// The worker threads and split policy of a run on one process, if it splits: asked
+    /// for, and without cutoffs or with causal, distance or canonical ones (under the
+    /// adequate orders decided against the states met so far, which event is a cutoff
+    /// depends on the order a replica met them).
+    fn threads(&self) -> Option<(usize, SplitPolicy)> {
+        match self.exploration {
+            Exploration::Split { workers, policy } if self.cutoff.same_in_every_replica() => {
+                Some((workers.max(1), policy))
+            }
+            _ => None,
+        }
     }
 
-    /// When the tasks of a parallel or distributed run split (see [`SplitPolicy`]).
-    fn split_policy(&self) -> SplitPolicy {
-        if self.alt == AltMode::Optimal && !self.fixed_splits && self.split_every.is_none() {
-            SplitPolicy::WhenIdle
-        } else {
-            SplitPolicy::fixed(self.split_every)
+    /// When the tasks of a run on processes split: as asked, or as the alternatives prefer.
+    fn ranks_policy(&self) -> SplitPolicy {
+        match self.exploration {
+            Exploration::Split { policy, .. } => policy,
+            Exploration::SingleTree => SplitPolicy::for_alt(self.alt),
         }
     }
 
@@ -315,71 +330,60 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         distances,
         canonical,
     };
-    if let Some(transport) = distributed {
-        if !opts.cutoff.same_in_every_replica() {
-            return Err(ModelError::new(
-                "a distributed exploration needs --cutoff canonical, distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
-            )
-            .into());
+    // Where the exploration runs, decided once: threads (or one thread) of this process,
+    // or the processes of `distributed`.
+    let (workers, policy) = match distributed {
+        Some(transport) => {
+            if !opts.cutoff.same_in_every_replica() {
+                return Err(ModelError::new(
+                    "a distributed exploration needs --cutoff canonical, distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
+                )
+                .into());
+            }
+            (transport.size(), opts.ranks_policy())
         }
-        let ranks = transport.size();
-        // The event limit holds for each replica: shared out, it bounds the run as before.
-        let unfolding = ProgramOptions {
-            max_events: unfolding.max_events.map(|n| n.div_ceil(ranks as u64)),
-            ..unfolding
-        };
-        let explored = explore_distributed(
-            sys,
-            unfolding,
-            &opts.explore_options(),
-            budget,
-            observer,
-            transport,
-            opts.split_policy(),
-        )?;
-        let Some((out, stats)) = explored else {
-            return Ok(None);
-        };
-        let mut report = with_table(report(out, opts, "program", start));
-        report.settings.ranks = Some(ranks);
-        report.settings.splits = Some(opts.split_policy().name());
-        if let Counters::Qpor(c) = &mut report.stats.counters {
-            c.tasks = Some(stats.tasks);
+        None => match opts.threads() {
+            Some(threads) => threads,
+            None => {
+                let mut unf = ProgramUnfolding::new(sys, unfolding);
+                unf.watch(budget.deadline(), budget.cancel_token().clone());
+                let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
+                return Ok(Some(with_table(report(out, opts, "program", start))));
+            }
+        },
+    };
+    // The event limit holds for each replica: shared out, it bounds the run as before.
+    let unfolding = ProgramOptions {
+        max_events: unfolding.max_events.map(|n| n.div_ceil(workers as u64)),
+        ..unfolding
+    };
+    let explore_opts = opts.explore_options();
+    let (out, stats) = match distributed {
+        Some(transport) => {
+            let explored =
+                explore_distributed(sys, unfolding, &explore_opts, budget, observer, transport, policy)?;
+            let Some(explored) = explored else {
+                return Ok(None);
+            };
+            explored
+        }
+        None => explore_parallel(sys, unfolding, &explore_opts, budget, observer, workers, policy)?,
+    };
+    let mut report = with_table(report(out, opts, "program", start));
+    report.settings.splits = Some(policy.name());
+    if distributed.is_some() {
+        report.settings.ranks = Some(workers);
+    } else {
+        report.settings.jobs = Some(workers);
+    }
+    if let Counters::Qpor(c) = &mut report.stats.counters {
+        c.tasks = Some(stats.tasks);
+        if distributed.is_some() {
             c.messages = Some(stats.messages);
             c.message_bytes = Some(stats.message_bytes);
         }
-        return Ok(Some(report));
     }
-    if opts.parallel() {
-        // The event limit holds for each replica: shared out, it bounds the run as before.
-        let unfolding = ProgramOptions {
-            max_events: unfolding.max_events.map(|n| n.div_ceil(opts.jobs as u64)),
-            ..unfolding
-        };
-        let parallel = ParallelOptions {
-            jobs: opts.jobs,
-            split: opts.split_policy(),
-        };
-        let (out, stats) = explore_parallel(
-            sys,
-            unfolding,
-            &opts.explore_options(),
-            budget,
-            observer,
-            parallel,
-        )?;
-        let mut report = with_table(report(out, opts, "program", start));
-        report.settings.jobs = Some(opts.jobs);
-        report.settings.splits = Some(opts.split_policy().name());
-        if let Counters::Qpor(c) = &mut report.stats.counters {
-            c.tasks = Some(stats.tasks);
-        }
-        return Ok(Some(report));
-    }
-    let mut unf = ProgramUnfolding::new(sys, unfolding);
-    unf.watch(budget.deadline(), budget.cancel_token().clone());
-    let out = explore(&mut unf, sys, &opts.explore_options(), budget, observer, tree)?;
-    Ok(Some(with_table(report(out, opts, "program", start))))
+    Ok(Some(report))
 }
 
 /// Whether `ok` holds on every process of `t`: rank 0 gathers one byte from each other

@@ -179,7 +179,7 @@ pub fn explore<U: Unfolding + ?Sized, S: System + ?Sized>(
 /// Algorithm 1 from the node Explore(C, D, A) where C is the unfolding's current
 /// configuration: the maximal configurations that contain C and avoid D, never going below
 /// C. It can pause at a node before choosing its event, so that the parallel exploration
-/// ([`super::parallel`]) can split the work left, and be restarted at another node. U must
+/// ([`super::driver`]) can split the work left, and be restarted at another node. U must
 /// already hold what Alt needs for the events of D.
 pub(crate) struct Subtree<'x, U: Unfolding + ?Sized, S: System + ?Sized> {
     x: Explorer<'x, U, S>,

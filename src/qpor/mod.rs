@@ -4,21 +4,29 @@
 //!
 //! - [`explore`](mod@explore): the exploration itself, iterative;
 //! - [`alt`]: the alternatives — k-partial (combs), optimal, SDPOR-like;
-//! - [`parallel`]: the exploration on several threads (`--jobs`);
+//! - [`driver`]: the split exploration's task driver, one for threads and processes,
+//!   with rank 0's [`coordinator`], the [`wire`] messages and their [`transport`];
 //! - [`replica`]: what a task of a split exploration does in its unfolding replica;
-//! - [`distributed`]: the exploration on several processes (`--distributed`, MPI);
+//! - [`parallel`]: the split exploration on several threads (`--jobs`);
+//! - [`distributed`]: the split exploration on several processes (`--distributed`, MPI);
 //! - [`engine`]: QPOR as an [`Engine`](crate::engine::Engine), on either unfolding.
 
 pub(crate) mod alt;
+pub(crate) mod coordinator;
 pub(crate) mod distributed;
+pub(crate) mod driver;
 pub(crate) mod engine;
 pub mod explore;
 pub(crate) mod parallel;
 pub(crate) mod replica;
+pub(crate) mod transport;
+pub(crate) mod wire;
 
 pub use alt::AltMode;
-pub use distributed::{ChannelTransport, Transport};
 pub use engine::{
-    check_net, check_system, check_system_distributed, QporOptions, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
+    check_net, check_system, check_system_distributed, Exploration, QporOptions,
+    DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS,
 };
 pub use explore::{explore, ExploreOptions, ExploreOutcome, LeafKind, NoTree, TreeListener};
+pub use replica::{SplitPolicy, FIXED_SPLIT_NODES};
+pub use transport::{ChannelTransport, Transport};

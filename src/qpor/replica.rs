@@ -1,13 +1,12 @@
-//! What a task of a split exploration does in its unfolding replica, whoever schedules
-//! it: threads ([`super::parallel`]) or processes over MPI ([`super::distributed`]).
+//! What a task of a split exploration does in its unfolding replica, whichever rank runs
+//! it ([`super::driver`]): a thread ([`super::parallel`]) or a process ([`super::distributed`]).
 //!
 //! A replica is a program-like unfolding of its own. Tasks and continuations reach it as
 //! actions (a configuration as a firing sequence, an event outside C as the actions of
 //! \[e\] \ C): in the program-like unfolding the event of an action enabled at a
 //! configuration is unique, so pushing the actions in order finds the same events again.
-//! How an action is written down is the scheduler's choice ([`Resolve`]): an [`ActionId`]
-//! between threads, which share the system's tables, or the system's canonical key
-//! ([`System::action_key`]) between processes, which number actions each in its own order.
+//! A message writes an action as the system's canonical key ([`System::action_key`]):
+//! processes number actions each in its own order ([`ByKey`] finds them again).
 
 use super::alt::{alternative, AltScratch};
 use super::explore::{ExploreOptions, ExploreOutcome, Subtree};
@@ -28,9 +27,10 @@ const SPLIT_RETRY_NODES: u32 = 8;
 /// The most nodes passed between two looks for a split: each look walks the trail.
 const SPLIT_RETRY_MAX: u32 = 1 << 14;
 
-/// When a task looks for a split, and how deep it may split.
+/// When a task of a split exploration ([`Exploration::Split`](super::Exploration::Split))
+/// looks for a split, and how deep it may split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SplitPolicy {
+pub enum SplitPolicy {
     /// While a worker (or rank) waits for work, at nodes in the upper half of the deepest
     /// leaf any task reached: the work follows the idle workers, but which nodes are split
     /// depends on the timing. Maximal configurations, deadlocks and dead states do not;
@@ -40,8 +40,8 @@ pub(crate) enum SplitPolicy {
     /// Every this many nodes of a task, at nodes in the upper half of the deepest leaf
     /// the task itself reached: which nodes are split is decided by each task's own
     /// exploration, never by the timing or the number of workers, so every count is the
-    /// same on one thread and on many (see [`super::parallel`], "Counts that do not
-    /// depend on the threads").
+    /// same on one thread and on many (docs/design.md#exploring-on-several-threads).
+    /// [`SplitPolicy::FIXED`] is the measured period.
     Fixed(u32),
     /// Every this many nodes, at any depth: tests make small runs split often with it.
     /// Decided by the tasks alone, as `Fixed` is.
@@ -49,20 +49,25 @@ pub(crate) enum SplitPolicy {
 }
 
 impl SplitPolicy {
+    /// Fixed splits every [`FIXED_SPLIT_NODES`] nodes.
+    pub const FIXED: SplitPolicy = SplitPolicy::Fixed(FIXED_SPLIT_NODES);
+
+    /// The policy a run with `alt` alternatives uses unless told otherwise: when a worker
+    /// is idle in optimal mode, whose counts do not depend on the splits; fixed
+    /// otherwise, so that every count, SSBs included, is the same for any number of
+    /// workers.
+    pub fn for_alt(alt: super::AltMode) -> Self {
+        match alt {
+            super::AltMode::Optimal => SplitPolicy::WhenIdle,
+            _ => SplitPolicy::FIXED,
+        }
+    }
+
     /// The policy as the report names it.
     pub(crate) fn name(self) -> &'static str {
         match self {
             SplitPolicy::WhenIdle => "when-idle",
             SplitPolicy::Fixed(_) | SplitPolicy::Every(_) => "fixed",
-        }
-    }
-
-    /// The policy under which every count is the same on any number of workers, splitting
-    /// every `n` nodes at any depth if given (tests).
-    pub(crate) fn fixed(every: Option<u32>) -> Self {
-        match every {
-            Some(n) => SplitPolicy::Every(n.max(1)),
-            None => SplitPolicy::Fixed(FIXED_SPLIT_NODES),
         }
     }
 }
@@ -72,7 +77,7 @@ impl SplitPolicy {
 /// be worth more than its replay, and the pool needs enough tasks to keep the workers
 /// busy; measured in benches/journal/table1.md ("k-partial runs with counts that do not
 /// depend on the threads").
-pub(crate) const FIXED_SPLIT_NODES: u32 = 4096;
+pub const FIXED_SPLIT_NODES: u32 = 4096;
 
 /// When a running task pauses to look for a split (see [`SplitPolicy`]); after a look
 /// that found nothing it passes a number of nodes first, doubling while nothing is found.
@@ -103,7 +108,7 @@ impl SplitPacer {
         match self.policy {
             SplitPolicy::Every(n) | SplitPolicy::Fixed(n) => {
                 self.nodes += 1;
-                self.nodes % n == 0
+                self.nodes % n.max(1) == 0
             }
             SplitPolicy::WhenIdle => hungry(),
         }
@@ -190,7 +195,7 @@ impl<A> LevelTask<A> {
 }
 
 /// A split decided at a paused node (see the module documentation of
-/// [`super::parallel`]): the tasks to hand out and the continuation to keep.
+/// [`super::driver`]): the tasks to hand out and the continuation to keep.
 pub(super) struct SplitPlan {
     /// |C₀| of the continuation.
     pub root_len: usize,
@@ -216,24 +221,9 @@ pub(super) trait Resolve<S: System + ?Sized> {
     ) -> Result<EventId, String>;
 }
 
-/// Actions written as ids: the replicas share the system.
-pub(super) struct ById;
-
-impl<S: System + ?Sized> Resolve<S> for ById {
-    type A = ActionId;
-
-    fn resolve(
-        &mut self,
-        unf: &ProgramUnfolding<'_, S>,
-        en: &[EventId],
-        a: &ActionId,
-    ) -> Result<EventId, String> {
-        unique(en.iter().copied().filter(|&e| unf.action(e) == *a), &a.0)
-    }
-}
-
 /// Actions written as the system's keys ([`System::action_key`]): the replicas run in
-/// processes that number actions each in its own order. Keys met are remembered both ways.
+/// ranks that may number actions each in its own order (processes do; threads share the
+/// system's tables). Keys met are remembered both ways.
 #[derive(Default)]
 pub(super) struct ByKey {
     ids: HashMap<Vec<u32>, ActionId>,
