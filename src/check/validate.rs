@@ -89,12 +89,9 @@ pub fn ignored_option(option: &str, engine: EngineChoice) -> OptionsError {
 /// depend on the order each worker met the states, or `None` when the order allows
 /// splitting the exploration.
 pub fn split_refusal(option: &str, cutoff: CutoffMode) -> Option<OptionsError> {
-    (!cutoff.same_in_every_replica()).then(|| OptionsError {
-        message: format!(
-            "{option} with --cutoff {}: under an adequate order, which events are cutoffs depends on the order each worker met the states; give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance or causal (decided by each event's history) or none",
-            cutoff.name()
-        ),
-    })
+    cutoff
+        .split_refusal(option)
+        .map(|message| OptionsError { message })
 }
 
 impl CheckOptions {

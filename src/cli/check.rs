@@ -221,7 +221,8 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         // The user asked for threads, not for this cutoff order: keep the default order,
         // which prunes the most, and say how to get the threads.
         eprintln!(
-            "warning: --jobs {n}: with the default --cutoff erv qpor explores on one thread (under an adequate order, which events are cutoffs depends on the order each thread met the states); give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance, causal or none to explore on {n} threads"
+            "warning: qpor explores on one thread with the default cutoffs, since {}",
+            cutoff.split_refusal(&format!("--jobs {n}")).unwrap_or_default()
         );
         jobs = Some(1);
     }

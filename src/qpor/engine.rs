@@ -334,11 +334,8 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     // or the processes of `distributed`.
     let (workers, policy) = match distributed {
         Some(transport) => {
-            if !opts.cutoff.same_in_every_replica() {
-                return Err(ModelError::new(
-                    "a distributed exploration needs --cutoff canonical, distance, causal or none: under an adequate order, which events are cutoffs depends on the order each process met the states",
-                )
-                .into());
+            if let Some(why) = opts.cutoff.split_refusal("--distributed") {
+                return Err(ModelError::new(why).into());
             }
             (transport.size(), opts.ranks_policy())
         }

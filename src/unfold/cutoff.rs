@@ -81,6 +81,18 @@ impl CutoffMode {
         )
     }
 
+    /// Why an exploration split over several workers (`option`: `--jobs 4`,
+    /// `--distributed`) cannot take this order, or `None` when it can: the one wording of
+    /// that refusal, for the options check and the engine alike.
+    pub fn split_refusal(self, option: &str) -> Option<String> {
+        (!self.same_in_every_replica()).then(|| {
+            format!(
+                "{option} with --cutoff {}: under an adequate order, which events are cutoffs depends on the order each worker met the states; give --cutoff canonical (ERV's cutoffs from the complete prefix, built first), distance or causal (decided by each event's history) or none",
+                self.name()
+            )
+        })
+    }
+
     /// Whether cutoffs are decided against the representatives of states discovered so
     /// far (McMillan's and ERV's), as a complete prefix needs.
     pub fn uses_representatives(self) -> bool {
