@@ -69,9 +69,12 @@ impl Question {
 
 /// The refusal of an engine asked a question it does not answer on a model of this kind.
 fn unanswered(engine: &str, question: Question, kind: ModelKind) -> EngineError {
+    // An engine for nets still answers a program once it is a net.
     let model = match kind {
         ModelKind::Net => "a net",
-        ModelKind::Program => "a program",
+        ModelKind::Program => {
+            "a program (it works on nets: `qpor convert --to pnml` makes a net of a program)"
+        }
     };
     EngineError::Options(format!(
         "the {engine} engine does not answer {} on {model}",
