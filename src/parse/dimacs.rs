@@ -1,5 +1,5 @@
 //! DIMACS CNF reader (docs/design.md#inputs): the input of the NP-hardness reductions
-//! (docs/reductions.md, `crate::reduce`).
+//! (docs/hardness.md, `crate::hardness`).
 //!
 //! # What is read
 //! - Comment lines: a line whose first non-blank character is `c`, anywhere in the file.

@@ -26,7 +26,7 @@ use crate::unfold::pes::{Pes, PesBuilder, PesEventId, PesOptions};
 ///
 /// ```
 /// use qpor::formats::dimacs::Cnf;
-/// let pes = qpor::reduction::pes_instance(&Cnf::new(2, vec![vec![1, 2], vec![-1]]));
+/// let pes = qpor::hardness::pes_instance(&Cnf::new(2, vec![vec![1, 2], vec![-1]]));
 /// let [a1, b1, a2, d1, d2] = ["a1", "b1", "a2", "d1", "d2"].map(|n| pes.find(n).unwrap());
 /// assert!(pes.conflict(a1, b1) && pes.conflict(d1, a1) && pes.conflict(d1, a2) && pes.conflict(d2, b1));
 /// assert!(!pes.conflict(d2, a1));
