@@ -121,7 +121,8 @@ pub mod formats {
     }
     /// DIMACS CNF formulas.
     pub mod dimacs {
-        pub use crate::parse::dimacs::{literal_value, parse, read, Cnf, MAX_VARIABLES};
+        pub use crate::parse::dimacs::{parse, read, MAX_VARIABLES};
+        pub use crate::system::cnf::{literal_value, Cnf};
     }
 }
 

@@ -23,7 +23,7 @@
 //! conflicting extension).
 
 use super::instance::Literal;
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 use crate::system::net::{Net, TransId};
 
 /// The net of Theorem 4.3 with its question.

@@ -18,7 +18,7 @@
 //! read back from the labels. So an alternative exists iff φ is satisfiable; the comb of
 //! `alternative()` has one spike per clause holding its literals' events.
 
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 use crate::unfold::pes::{Pes, PesBuilder, PesEventId, PesOptions};
 
 /// The PES of Theorem 4.1 for `cnf`, with its sets `C` (empty) and `D` (the clause events,

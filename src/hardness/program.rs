@@ -24,7 +24,7 @@
 //! process when there is no thread at all).
 
 use super::instance::PROC_ANNOTATION;
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 use std::fmt::Write as _;
 
 /// Longest annotation line the generator writes (it repeats `C =` / `D =` lines beyond).

@@ -6,7 +6,7 @@
 //! The generator is splitmix64, so a seed gives the same formula on every platform and
 //! build.
 
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 
 /// A small deterministic generator (splitmix64).
 #[derive(Clone, Debug)]

@@ -3,7 +3,7 @@
 //! `qpor decide` reads back.
 
 use super::instance::PNML_TOOL;
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 use crate::system::net::TransId;
 use std::fmt::Write as _;
 use std::io;
