@@ -46,6 +46,16 @@
 //! 11. `mcc`: the Model Checking Contest's interface ([`answer_mcc`]).
 //!
 //! The `qpor` binary (`src/main.rs`, `src/cli/`) uses only this public face.
+//!
+//! # Cargo features
+//! - `lp` (default): Z3, for the state-equation engine (`engines::lp`, `EngineChoice::Lp`)
+//!   and the implicit-place reduction rule. Without it, [`check`] refuses
+//!   `EngineChoice::Lp`, the portfolio runs without it, and [`net::reduce`] applies the
+//!   other rules.
+//! - `cli` (default): the `qpor` binary and the crates only it uses (clap, indicatif,
+//!   ctrlc). `--no-default-features` builds this library alone.
+//! - `mpi`: the binary's `check --distributed`, QPOR across processes over MPI (the
+//!   library's [`check_distributed`] takes any transport).
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -138,7 +148,8 @@ pub mod engines {
         pub use crate::stubborn::{search_net, search_program, SearchOrder, StubbornOptions};
     }
     /// The state equation with trap constraints (Z3): proves deadlock freedom of nets, or
-    /// fires a dead solution as a deadlock.
+    /// fires a dead solution as a deadlock. Only in a build with the `lp` feature.
+    #[cfg(feature = "lp")]
     pub mod lp {
         pub use crate::structural::LpOptions;
     }
