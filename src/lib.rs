@@ -21,7 +21,7 @@
 //! Beyond checking, [`unfolding`] builds complete finite prefixes and explores unfoldings
 //! event by event, [`dot`] draws models, prefixes, event structures and exploration trees,
 //! [`render`] writes reports as text and JSON, [`formats`] reads and writes single file
-//! formats, and [`reduction`] makes and decides the paper's NP-hardness instances.
+//! formats, and [`hardness`] makes and decides the paper's NP-hardness instances.
 //!
 //! # Layers
 //! The modules behind this face are private; each imports only the ones listed before it
@@ -40,11 +40,22 @@
 //!    proof of deadlock freedom (the `lp` engine);
 //! 8. `check`: the dispatcher, the one place that knows every engine — the schedule, the
 //!    portfolio's threads, the replay of every witness;
-//! 9. `reduce`: the NP-hardness reductions and their deciders;
-//! 10. `export`: the writers — nets, reports, instance files, Graphviz pictures;
+//! 9. `export`: the writers — nets, reports, Graphviz pictures;
+//! 10. `hardness`: the NP-hardness constructions, their instance files and their deciders
+//!     (public: it is its own face, [`hardness`]);
 //! 11. `mcc`: the Model Checking Contest's interface ([`answer_mcc`]).
 //!
 //! The `qpor` binary (`src/main.rs`, `src/cli/`) uses only this public face.
+//!
+//! # Cargo features
+//! - `lp` (default): Z3, for the state-equation engine (`engines::lp`, `EngineChoice::Lp`)
+//!   and the implicit-place reduction rule. Without it, [`check`] refuses
+//!   `EngineChoice::Lp`, the portfolio runs without it, and [`net::reduce`] applies the
+//!   other rules.
+//! - `cli` (default): the `qpor` binary and the crates only it uses (clap, indicatif,
+//!   ctrlc). `--no-default-features` builds this library alone.
+//! - `mpi`: the binary's `check --distributed`, QPOR across processes over MPI (the
+//!   library's [`check_distributed`] takes any transport).
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -53,11 +64,11 @@ mod check;
 mod engine;
 mod explicit;
 mod export;
+pub mod hardness;
 mod mcc;
 mod parse;
 mod prefix_sat;
 mod qpor;
-mod reduce;
 mod source;
 mod structural;
 mod stubborn;
@@ -128,7 +139,8 @@ pub mod formats {
     }
     /// DIMACS CNF formulas.
     pub mod dimacs {
-        pub use crate::parse::dimacs::{literal_value, parse, read, Cnf, MAX_VARIABLES};
+        pub use crate::parse::dimacs::{parse, read, MAX_VARIABLES};
+        pub use crate::system::cnf::{literal_value, Cnf};
     }
 }
 
@@ -144,7 +156,8 @@ pub mod engines {
         pub use crate::stubborn::{search_net, search_program, SearchOrder, StubbornOptions};
     }
     /// The state equation with trap constraints (Z3): proves deadlock freedom of nets, or
-    /// fires a dead solution as a deadlock.
+    /// fires a dead solution as a deadlock. Only in a build with the `lp` feature.
+    #[cfg(feature = "lp")]
     pub mod lp {
         pub use crate::structural::LpOptions;
     }
@@ -188,12 +201,12 @@ pub mod unfolding {
 
 /// Reports as text for a terminal and as the documented JSON.
 pub mod render {
-    pub use crate::export::decide::{alt_json, alt_text, cex_json, cex_text};
     pub use crate::export::info::{info_json, info_text, safeness_text};
     pub use crate::export::prefix_report::{outcome_json, outcome_text};
     pub use crate::export::report::{
         reduction_text, report_json, report_text, stats_text, witness_json, write_report_json, TextOptions,
     };
+    pub use crate::hardness::render::{alt_json, alt_text, cex_json, cex_text};
 }
 
 /// Graphviz pictures: a net or program, a prefix as an occurrence net, its event
@@ -209,24 +222,4 @@ pub mod dot {
     pub use crate::export::dot::system::{sketch_system, write_system, SystemSketch};
     pub use crate::export::dot::tree::{write_tree, TreeRecorder};
     pub use crate::export::dot::{DotOptions, Highlight, Incomplete, MarkingHighlight};
-}
-
-/// The paper's NP-hardness reductions (Theorems 4.1–4.3): instances from CNF formulas,
-/// their files, and qpor's own deciders for them.
-pub mod reduction {
-    pub use crate::export::reduction::{net_instance_pnml, pes_instance_text};
-    pub use crate::reduce::cex::{decide_cex_net, BackendCex, CexWitness};
-    pub use crate::reduce::decide::{decide_alt_pes, decide_alt_program, WitnessEvent};
-    pub use crate::reduce::instance::{
-        read as read_instance, read_net as read_net_instance, read_program as read_program_instance, Literal,
-        NetInstance, ProgramInstance,
-    };
-    pub use crate::reduce::net::{instance as net_instance, NetReduction};
-    pub use crate::reduce::pes::{instance as pes_instance, instance_bytes as pes_instance_bytes};
-    pub use crate::reduce::program::instance_text as program_instance_text;
-    pub use crate::reduce::random::random_cnf;
-    pub use crate::reduce::{
-        decide_alt, decide_cex, AltAnswer, CexAnswer, CexOptions, DecideError, DecideOptions, Instance,
-        InstanceKind,
-    };
 }

@@ -195,7 +195,7 @@ fn a_weighted_net_needs_two_tokens_at_once() {
     assert_eq!(oracle.verdict, Verdict::Deadlock);
 }
 
-/// The Theorem 4.3 net (src/reduce/net.rs) of a formula over 20 variables with two
+/// The Theorem 4.3 net (src/hardness/net.rs) of a formula over 20 variables with two
 /// clauses: t* has a co-set for every assignment and every choice of a true literal per
 /// clause — 2 359 296 of them, far over 2^15 — and cex(C) holds one t*-event per co-set.
 /// The general backend makes each event as soon as the co-set search finds its co-set, so
@@ -205,15 +205,15 @@ fn a_weighted_net_needs_two_tokens_at_once() {
 #[test]
 fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
     use qpor::formats::dimacs::Cnf;
-    use qpor::reduction::{decide_cex, CexOptions};
-    use qpor::reduction::{Instance, NetInstance};
+    use qpor::hardness::{decide_cex, CexOptions};
+    use qpor::hardness::{Instance, NetInstance};
     use qpor::unfolding::GeneralOptions;
     use qpor::unfolding::{UnfoldError, Unfolding};
     use qpor::ActionId;
 
     const LIMIT: u64 = 2_000;
     let cnf = Cnf::new(20, vec![vec![1, 2, 3], vec![-4, 5, -6]]);
-    let r = qpor::reduction::net_instance(&cnf);
+    let r = qpor::hardness::net_instance(&cnf);
 
     // The backend alone: C by its firing sequence, then the whole cex(C).
     let opts = GeneralOptions {
@@ -258,7 +258,7 @@ fn the_cex_search_stops_at_the_event_limit_before_gathering_every_coset() {
 /// The general unfolding of the reduction's net with C its firing sequence (`why`: why
 /// en(C) must be computable along the way).
 fn unfolding_at_config(
-    r: &qpor::reduction::NetReduction,
+    r: &qpor::hardness::HardnessNet,
     opts: qpor::unfolding::GeneralOptions,
     why: &str,
 ) -> qpor::unfolding::GeneralUnfolding {
@@ -290,7 +290,7 @@ fn the_cex_search_stops_at_the_deadline() {
     use qpor::unfolding::{UnfoldError, Unfolding};
 
     let cnf = Cnf::new(20, vec![vec![1, 2, 3], vec![-4, 5, -6]]);
-    let r = qpor::reduction::net_instance(&cnf);
+    let r = qpor::hardness::net_instance(&cnf);
     let opts = GeneralOptions {
         cutoff: CutoffMode::None,
         max_events: None,

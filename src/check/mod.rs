@@ -16,6 +16,7 @@ use crate::engine::{Budget, CancelToken, Engine, EngineError, Observer, Question
 use crate::explicit::ExplicitOptions;
 use crate::prefix_sat::PrefixSatOptions;
 use crate::qpor::{AltMode, QporOptions};
+#[cfg(feature = "lp")]
 use crate::structural::LpOptions;
 use crate::stubborn::{SearchOrder, StubbornOptions};
 use crate::system::model::{Model, SystemOptions};
@@ -213,7 +214,8 @@ impl CheckOptions {
         }
     }
 
-    /// The options of the state-equation engine.
+    /// The options of the state-equation engine (a build with the `lp` feature).
+    #[cfg(feature = "lp")]
     pub fn lp(&self) -> LpOptions {
         LpOptions {
             system: self.system,
@@ -233,7 +235,7 @@ impl CheckOptions {
     }
 
     /// One engine, set up with its own options (`None` for [`EngineChoice::Auto`], which
-    /// is several).
+    /// is several, and for [`EngineChoice::Lp`] in a build without the `lp` feature).
     pub fn build_engine(&self, choice: EngineChoice) -> Option<Box<dyn Engine + Send + Sync>> {
         Some(match choice {
             EngineChoice::Auto => return None,
@@ -241,11 +243,19 @@ impl CheckOptions {
             EngineChoice::Explicit => Box::new(self.explicit()),
             EngineChoice::Walk => Box::new(self.walk()),
             EngineChoice::Stubborn => Box::new(self.stubborn()),
+            #[cfg(feature = "lp")]
             EngineChoice::Lp => Box::new(self.lp()),
+            #[cfg(not(feature = "lp"))]
+            EngineChoice::Lp => return None,
             EngineChoice::PrefixSat => Box::new(self.prefix_sat()),
         })
     }
 }
+
+/// Why `--engine lp` is refused by a build without Z3.
+#[cfg(not(feature = "lp"))]
+pub(crate) const LP_MISSING: &str =
+    "--engine lp: this qpor was built without the `lp` feature (Z3); build it with the default features to use the state equation";
 
 /// The number of cores, or 1 when it cannot be known.
 pub(crate) fn cores() -> usize {
@@ -306,6 +316,10 @@ pub fn check(model: &Model, opts: &CheckOptions, observer: &mut dyn Observer) ->
 /// [`check`] on a model the engine threads share without copying it.
 pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
     opts.validate().map_err(|e| EngineError::Options(e.message))?;
+    #[cfg(not(feature = "lp"))]
+    if opts.engine == EngineChoice::Lp {
+        return Err(EngineError::from(crate::system::ModelError::new(LP_MISSING)));
+    }
     let mut report = check_once(model, opts, observer)?;
     if opts.shortest_witness {
         shorten_witnesses(model, opts, &mut report)?;

@@ -253,20 +253,26 @@ mod tests {
         let four = plan(&opts(4), Shape::Program);
         assert!(four.members.iter().all(|m| m.slice.is_none()));
         // On a net the state equation and the best-first search have their slices, and
-        // one job shares what is left.
+        // one job shares what is left. A build without `lp` has no state equation: one
+        // member fewer, and more left to share.
+        let lp = usize::from(cfg!(feature = "lp"));
         let one = plan(&opts(1), Shape::Net);
-        assert_eq!(one.members[1].choice, EngineChoice::Lp);
-        assert_eq!(one.members[1].slice, Some(Duration::from_secs(2)));
-        assert_eq!(one.members[2].slice, Some(Duration::from_millis(2500)));
-        assert_eq!(one.members[3].name(), "stubborn-best");
-        assert_eq!(one.members[3].options.order, SearchOrder::Best);
-        assert_eq!(one.members[3].slice, Some(Duration::from_secs(2)));
-        assert_eq!(one.members[2].options.order, SearchOrder::Depth);
+        if lp == 1 {
+            assert_eq!(one.members[1].choice, EngineChoice::Lp);
+            assert_eq!(one.members[1].slice, Some(Duration::from_secs(2)));
+        }
+        let shared = if lp == 1 { 2500 } else { 3500 };
+        assert_eq!(one.members[1 + lp].slice, Some(Duration::from_millis(shared)));
+        assert_eq!(one.members[2 + lp].name(), "stubborn-best");
+        assert_eq!(one.members[2 + lp].options.order, SearchOrder::Best);
+        assert_eq!(one.members[2 + lp].slice, Some(Duration::from_secs(2)));
+        assert_eq!(one.members[1 + lp].options.order, SearchOrder::Depth);
         // On a net like a safe one, prefix-sat's slice too.
         let one = plan(&opts(1), Shape::UnitNet);
-        assert_eq!(one.members[4].choice, EngineChoice::PrefixSat);
-        assert_eq!(one.members[4].slice, Some(Duration::from_secs(3)));
-        assert_eq!(one.members[2].slice, Some(Duration::from_millis(1000)));
+        assert_eq!(one.members[3 + lp].choice, EngineChoice::PrefixSat);
+        assert_eq!(one.members[3 + lp].slice, Some(Duration::from_secs(3)));
+        let shared = if lp == 1 { 1000 } else { 2000 };
+        assert_eq!(one.members[1 + lp].slice, Some(Duration::from_millis(shared)));
     }
 
     #[test]
@@ -276,17 +282,25 @@ mod tests {
             ..CheckOptions::default()
         };
         let names = |p: Planned| p.members.iter().map(Member::name).collect::<Vec<_>>();
+        // A build without `lp` plans the same without the state equation.
+        let names_of = |expected: &[&'static str]| {
+            expected
+                .iter()
+                .copied()
+                .filter(|n| cfg!(feature = "lp") || *n != "lp")
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
             names(plan(&opts, Shape::Program)),
             ["walk", "stubborn", "qpor", "explicit"]
         );
         assert_eq!(
             names(plan(&opts, Shape::Net)),
-            ["walk", "lp", "stubborn", "stubborn-best", "qpor", "explicit"]
+            names_of(&["walk", "lp", "stubborn", "stubborn-best", "qpor", "explicit"])
         );
         assert_eq!(
             names(plan(&opts, Shape::UnitNet)),
-            [
+            names_of(&[
                 "walk",
                 "lp",
                 "stubborn",
@@ -294,7 +308,7 @@ mod tests {
                 "prefix-sat",
                 "qpor",
                 "explicit"
-            ]
+            ])
         );
         // Asked for best first, the one stubborn search is; `--all` explores everything
         // either way.
@@ -304,7 +318,7 @@ mod tests {
         };
         assert_eq!(
             names(plan(&best, Shape::Net)),
-            ["walk", "lp", "stubborn-best", "qpor", "explicit"]
+            names_of(&["walk", "lp", "stubborn-best", "qpor", "explicit"])
         );
         let all = CheckOptions {
             all: true,
@@ -312,7 +326,7 @@ mod tests {
         };
         assert_eq!(
             names(plan(&all, Shape::Net)),
-            ["lp", "stubborn", "qpor", "explicit"]
+            names_of(&["lp", "stubborn", "qpor", "explicit"])
         );
         let one_safe = CheckOptions {
             question: crate::engine::Question::OneSafe,

@@ -1,10 +1,10 @@
-//! `qpor decide`: answers a reduction instance with qpor's own algorithms.
+//! `qpor decide`: answers a hardness instance with qpor's own algorithms.
 
 use super::memory::MemoryArg;
 use super::print_text;
 use clap::{Args, ValueEnum};
-use qpor::reduction::read_instance;
-use qpor::reduction::{decide_alt, decide_cex, CexOptions, DecideError, DecideOptions};
+use qpor::hardness::read_instance;
+use qpor::hardness::{decide_alt, decide_cex, CexOptions, DecideError, DecideOptions};
 use qpor::render::{alt_json, alt_text, cex_json, cex_text};
 use qpor::unfolding::PesOptions;
 use qpor::unfolding::UnfoldError;

@@ -1,11 +1,11 @@
 //! `qpor hardness`: the NP-hardness instances of the QPOR paper, made from a CNF formula
-//! (docs/reductions.md).
+//! (docs/hardness.md).
 
 use super::memory::{MemoryArg, EXIT_LIMIT};
 use super::write_output;
 use clap::{Args, ValueEnum};
 use qpor::formats::dimacs;
-use qpor::reduction;
+use qpor::hardness;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -46,7 +46,7 @@ pub fn run(a: HardnessArgs) -> Result<u8, String> {
     }
     // The program and net instances grow linearly and the watchdog guards them; the PES
     // grows with the square of its events, so it is refused before it is built.
-    let need_mb = reduction::pes_instance_bytes(&cnf) >> 20;
+    let need_mb = hardness::pes_instance_bytes(&cnf) >> 20;
     if matches!(a.to, InstanceKind::Pes) && need_mb > cap.mb {
         eprintln!(
             "error: {}: the PES instance of {} variables and {} clauses needs at least {need_mb} MB \
@@ -64,9 +64,9 @@ pub fn run(a: HardnessArgs) -> Result<u8, String> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| a.formula.display().to_string());
     let bytes = match a.to {
-        InstanceKind::Pes => reduction::pes_instance_text(&cnf, &source).into_bytes(),
-        InstanceKind::Program => reduction::program_instance_text(&cnf, &source).into_bytes(),
-        InstanceKind::Net => reduction::net_instance_pnml(&cnf, &source)
+        InstanceKind::Pes => hardness::pes_instance_text(&cnf, &source).into_bytes(),
+        InstanceKind::Program => hardness::program_instance_text(&cnf, &source).into_bytes(),
+        InstanceKind::Net => hardness::net_instance_pnml(&cnf, &source)
             .map_err(|e| format!("{}: cannot write the net: {e}", a.formula.display()))?,
     };
     write_output(a.output.as_deref(), &bytes)?;

@@ -1,5 +1,5 @@
 //! DIMACS CNF reader (docs/design.md#inputs): the input of the NP-hardness reductions
-//! (docs/reductions.md, `crate::reduce`).
+//! (docs/hardness.md, `crate::hardness`), as a [`Cnf`] (`crate::system::cnf`).
 //!
 //! # What is read
 //! - Comment lines: a line whose first non-blank character is `c`, anywhere in the file.
@@ -20,107 +20,15 @@
 //! them, and the tests check that they do.
 
 use super::{pos_of_offset, LoadError, ParseError};
+use crate::system::cnf::Cnf;
 use nom::bytes::complete::{take_till1, take_while};
 use nom::character::complete::{char, digit1};
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// The largest variable index a formula may have (literals are `i32`).
 pub const MAX_VARIABLES: u32 = i32::MAX as u32;
-
-/// A formula in conjunctive normal form over the variables x₁ … xₙ.
-///
-/// A literal is a non-zero `i32`, DIMACS style: `v` is xᵥ and `-v` is ¬xᵥ, with
-/// 1 ≤ v ≤ [`Cnf::num_vars`].
-///
-/// ```
-/// use qpor::formats::dimacs::{parse, Cnf};
-/// let (cnf, warnings) = parse("c (x1 | -x2) & -x1\np cnf 2 2\n1 -2 0\n-1 0\n", "f.cnf").unwrap();
-/// assert!(warnings.is_empty());
-/// assert_eq!(cnf, Cnf::new(2, vec![vec![1, -2], vec![-1]]));
-/// assert!(cnf.satisfied_by(&[false, false]));
-/// assert!(!cnf.satisfied_by(&[true, false]));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Cnf {
-    /// Number of variables n (the header's count; some may occur in no clause).
-    pub num_vars: u32,
-    /// The clauses, each a list of literals, in file order.
-    pub clauses: Vec<Vec<i32>>,
-}
-
-impl Cnf {
-    /// A formula over `num_vars` variables.
-    pub fn new(num_vars: u32, clauses: Vec<Vec<i32>>) -> Cnf {
-        Cnf { num_vars, clauses }
-    }
-
-    /// Whether every literal names a variable in 1..=n (true for every parsed formula).
-    pub fn is_well_formed(&self) -> bool {
-        self.clauses
-            .iter()
-            .flatten()
-            .all(|&l| l != 0 && l.unsigned_abs() <= self.num_vars)
-    }
-
-    /// Whether `assignment` (`assignment[v - 1]` is the value of xᵥ) satisfies every clause.
-    /// Variables beyond the slice count as false.
-    pub fn satisfied_by(&self, assignment: &[bool]) -> bool {
-        self.first_falsified(assignment).is_none()
-    }
-
-    /// The index of the first clause that `assignment` falsifies, if any.
-    pub fn first_falsified(&self, assignment: &[bool]) -> Option<usize> {
-        self.clauses
-            .iter()
-            .position(|c| !c.iter().any(|&l| literal_value(l, assignment)))
-    }
-
-    /// The formula in DIMACS, one clause per line, as [`parse`] reads it back.
-    pub fn to_dimacs(&self) -> String {
-        let mut s = format!("p cnf {} {}\n", self.num_vars, self.clauses.len());
-        for c in &self.clauses {
-            for l in c {
-                let _ = write!(s, "{l} ");
-            }
-            s.push_str("0\n");
-        }
-        s
-    }
-
-    /// The clause as text, `x1 | -x2` (`false` for the empty clause).
-    pub fn clause_text(clause: &[i32]) -> String {
-        if clause.is_empty() {
-            return "false".into();
-        }
-        let parts: Vec<String> = clause
-            .iter()
-            .map(|&l| {
-                if l < 0 {
-                    format!("-x{}", -(l as i64))
-                } else {
-                    format!("x{l}")
-                }
-            })
-            .collect();
-        parts.join(" | ")
-    }
-}
-
-/// The value of literal `l` under `assignment` (missing variables are false).
-pub fn literal_value(l: i32, assignment: &[bool]) -> bool {
-    let v = assignment
-        .get(l.unsigned_abs() as usize - 1)
-        .copied()
-        .unwrap_or(false);
-    if l > 0 {
-        v
-    } else {
-        !v
-    }
-}
 
 type Res<'a, O> = IResult<&'a str, O>;
 

@@ -134,7 +134,7 @@ impl Engine for PrefixSatOptions {
             findings: Vec::new(),
         };
         let stopped = search.run(budget)?;
-        counters.variables = u64::from(search.formula.cnf().vars);
+        counters.variables = u64::from(search.formula.cnf().num_vars);
         counters.clauses = search.formula.cnf().clauses.len() as u64;
         counters.solver_calls = search.solver.calls;
         counters.sat_ms = sat_start.elapsed().as_millis() as u64;

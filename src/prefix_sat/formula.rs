@@ -39,47 +39,13 @@
 //! fault state is Mark(C ∪ {e}) for such a C and a fault event e — which may itself be a
 //! cutoff, hence the fault events' variables.
 
-use super::Lit;
+use crate::system::cnf::{Cnf, Lit};
 use crate::unfold::prefix::Prefix;
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::io::{self, Write};
 
 /// Up to this many literals, "at most one" is written pairwise; above, with the sequential
 /// counter (n − 1 auxiliary variables, 3n clauses instead of n²/2).
 const PAIRWISE_MAX: usize = 6;
-
-/// Clauses over the variables `1..=vars`.
-#[derive(Clone, Debug, Default)]
-pub struct Cnf {
-    /// The number of variables.
-    pub vars: u32,
-    /// The clauses, as DIMACS literals.
-    pub clauses: Vec<Vec<Lit>>,
-}
-
-impl Cnf {
-    fn var(&mut self) -> Lit {
-        self.vars += 1;
-        self.vars as Lit
-    }
-
-    /// The total number of literals in the clauses.
-    pub fn literals(&self) -> u64 {
-        self.clauses.iter().map(|c| c.len() as u64).sum()
-    }
-
-    /// Writes the clauses in DIMACS format.
-    pub fn write_dimacs(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "p cnf {} {}", self.vars, self.clauses.len())?;
-        for clause in &self.clauses {
-            for lit in clause {
-                write!(out, "{lit} ")?;
-            }
-            writeln!(out, "0")?;
-        }
-        Ok(())
-    }
-}
 
 /// Which question a solver call asks.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -126,7 +92,7 @@ impl DeadlockFormula {
             labels: Vec::new(),
             label_of: Vec::with_capacity(prefix.conditions.len()),
         };
-        f.truth = f.cnf.var();
+        f.truth = f.cnf.new_var();
         f.cnf.clauses.push(vec![f.truth]);
         let mut is_fault = vec![false; prefix.events.len()];
         for &e in faults {
@@ -134,7 +100,7 @@ impl DeadlockFormula {
         }
         for (i, e) in prefix.events.iter().enumerate() {
             let lit = if e.cutoff.is_none() || is_fault[i] {
-                f.cnf.var()
+                f.cnf.new_var()
             } else {
                 0
             };
@@ -184,7 +150,7 @@ impl DeadlockFormula {
         if faults.is_empty() {
             return;
         }
-        let sel = self.cnf.var();
+        let sel = self.cnf.new_var();
         self.fault_selector = Some(sel);
         let lits: Vec<Lit> = faults.iter().map(|&e| self.event[e as usize]).collect();
         for &x in &lits {
@@ -207,7 +173,7 @@ impl DeadlockFormula {
                 self.cut.push(-self.truth);
                 continue;
             }
-            let k = self.cnf.var();
+            let k = self.cnf.new_var();
             self.cut.push(k);
             let mut enough = vec![k, -produced];
             enough.extend_from_slice(&consumers[c]);
@@ -274,10 +240,10 @@ impl DeadlockFormula {
             return;
         }
         // s_i: some of lits[..=i] is true.
-        let mut prev = self.cnf.var();
+        let mut prev = self.cnf.new_var();
         self.add(vec![-lits[0], prev]);
         for &x in &lits[1..lits.len() - 1] {
-            let s = self.cnf.var();
+            let s = self.cnf.new_var();
             self.add(vec![-x, s]);
             self.add(vec![-prev, s]);
             self.add(vec![-x, -prev]);
@@ -311,7 +277,7 @@ impl DeadlockFormula {
                     column.push(-self.truth);
                     continue;
                 }
-                let s = self.cnf.var();
+                let s = self.cnf.new_var();
                 self.add(vec![-same, s]);
                 self.add(vec![-less, -x, s]);
                 self.add(vec![-s, same, less]);

@@ -14,11 +14,8 @@ mod engine;
 mod formula;
 mod solver;
 
+pub use crate::system::cnf::{Cnf, Lit};
 pub use engine::PrefixSatOptions;
-pub use formula::Cnf;
-
-/// A literal of the formula: a variable number (from 1) with a sign, as in DIMACS.
-pub type Lit = i32;
 
 /// The deadlock formula of a complete prefix (the one `prefix-sat` solves first), for
 /// `qpor unfold --cnf` and the solver measurements. `faults` are the prefix's fault events

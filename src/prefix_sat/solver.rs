@@ -2,9 +2,8 @@
 //! a new counter column adds clauses; the question is chosen by assumptions), stopped by
 //! the budget through its `stop` callback.
 
-use super::formula::Cnf;
-use super::Lit;
 use crate::engine::Budget;
+use crate::system::cnf::{Cnf, Lit};
 use batsat::{lbool, Callbacks, SolverInterface, SolverOpts};
 
 /// What a solver call found.
@@ -54,7 +53,7 @@ impl Sat {
     /// Solves the clauses of `cnf` (those not given before are added first) under
     /// `assumptions`.
     pub(crate) fn solve(&mut self, cnf: &Cnf, assumptions: &[Lit]) -> Solved {
-        while (self.vars.len() as u32) < cnf.vars {
+        while (self.vars.len() as u32) < cnf.num_vars {
             let v = self.solver.new_var_default();
             self.vars.push(v);
         }

@@ -2,11 +2,19 @@
 //! keep deadlocks both ways (`reduce`), and the state-equation proof of deadlock freedom
 //! with trap refinement (`state_equation`), whose dead solutions `realise` tries to fire
 //! as a deadlock witness, all run by the `lp` engine (`engine`).
+//!
+//! Z3 answers the state equation and the implicit-place rule's linear programs, so both
+//! exist only in a build with the `lp` feature (on by default); without it the other
+//! reduction rules still run.
 
+#[cfg(feature = "lp")]
 mod engine;
+#[cfg(feature = "lp")]
 mod realise;
 pub(crate) mod reduce;
+#[cfg(feature = "lp")]
 pub(crate) mod state_equation;
 
+#[cfg(feature = "lp")]
 pub use engine::LpOptions;
 pub use reduce::{reduce, ReducedNet};

@@ -19,6 +19,7 @@
 //! - [`System::enabled_steps`] lists exactly the steps whose `fire` succeeds, in a
 //!   deterministic order.
 
+pub(crate) mod cnf;
 pub(crate) mod invariants;
 pub(crate) mod model;
 pub(crate) mod net;

@@ -3,8 +3,8 @@
 //!
 //! [`reduce`] applies the rules of `rules` (removals: dead transitions, sink, constant and
 //! duplicate places, dominated transitions), `agglomeration` (post- and
-//! pre-agglomeration) and `implicit` (implicit places, by linear programming) until none
-//! applies. Every rule keeps deadlocks both ways: the
+//! pre-agglomeration) and `implicit` (implicit places, by linear programming; Z3, so only
+//! with the `lp` feature) until none applies. Every rule keeps deadlocks both ways: the
 //! reduced net has a reachable dead marking iff the original has. Each rule's doc comment
 //! states its conditions and why.
 //!
@@ -19,6 +19,7 @@
 //! to those places still holds and is kept.
 
 mod agglomeration;
+#[cfg(feature = "lp")]
 mod implicit;
 mod rules;
 mod work;
@@ -29,7 +30,7 @@ use std::time::Instant;
 use work::WorkNet;
 
 /// The rules, in the order they are tried (cheap removals first).
-const RULES: [Rule; 8] = [
+const RULES: &[Rule] = &[
     Rule::DeadTransition,
     Rule::SinkPlace,
     Rule::ConstantPlace,
@@ -37,6 +38,7 @@ const RULES: [Rule; 8] = [
     Rule::DominatedTransition,
     Rule::PostAgglomeration,
     Rule::PreAgglomeration,
+    #[cfg(feature = "lp")]
     Rule::ImplicitPlace,
 ];
 
@@ -50,6 +52,8 @@ enum Rule {
     DominatedTransition,
     PostAgglomeration,
     PreAgglomeration,
+    /// Solved by Z3: only in a build with the `lp` feature.
+    #[cfg(feature = "lp")]
     ImplicitPlace,
 }
 
@@ -63,12 +67,20 @@ impl Rule {
             Rule::DominatedTransition => "dominated-transition",
             Rule::PostAgglomeration => "post-agglomeration",
             Rule::PreAgglomeration => "pre-agglomeration",
+            #[cfg(feature = "lp")]
             Rule::ImplicitPlace => "implicit-place",
         }
     }
 
     /// Applies the rule to every candidate of the current net; how many it applied to.
     /// The linear programs of implicit places stop at `until`.
+    #[cfg_attr(
+        not(feature = "lp"),
+        expect(
+            unused_variables,
+            reason = "only the implicit-place rule (`lp`) has a time limit"
+        )
+    )]
     fn apply(self, net: &mut WorkNet, budget: &Budget, until: Instant) -> u64 {
         let adj = net.adjacency();
         match self {
@@ -79,6 +91,7 @@ impl Rule {
             Rule::DominatedTransition => rules::dominated_transitions(net),
             Rule::PostAgglomeration => agglomeration::post_agglomeration(net, &adj),
             Rule::PreAgglomeration => agglomeration::pre_agglomeration(net, &adj),
+            #[cfg(feature = "lp")]
             Rule::ImplicitPlace => implicit::implicit_places(net, &adj, budget, until),
         }
     }
@@ -156,7 +169,11 @@ impl ReducedNet {
 /// reduced so far is as good: every rule application keeps deadlocks on its own).
 pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
     let start = Instant::now();
+    #[cfg(feature = "lp")]
     let implicit_until = implicit::deadline(budget);
+    // Without `lp` no rule reads it.
+    #[cfg(not(feature = "lp"))]
+    let implicit_until = start;
     let mut work = WorkNet::new(net);
     let mut counts = [0u64; RULES.len()];
     'rounds: while budget.exhausted().is_none() {
@@ -164,6 +181,7 @@ pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
             let applied = rule.apply(&mut work, budget, implicit_until);
             if applied > 0 {
                 counts[i] += applied;
+                #[cfg(feature = "lp")]
                 if *rule != Rule::ImplicitPlace {
                     // The net changed: a place not implicit before may be now.
                     for place in &mut work.places {

@@ -12,6 +12,7 @@ pub(super) struct WorkPlace {
     /// Tokens in the initial marking of the reduced net.
     pub(super) initial: u32,
     /// Shown not implicit since the last rewrite by another rule.
+    #[cfg(feature = "lp")]
     pub(super) not_implicit: bool,
 }
 
@@ -128,6 +129,7 @@ impl WorkNet {
             .map(|p| WorkPlace {
                 alive: true,
                 initial: p.initial,
+                #[cfg(feature = "lp")]
                 not_implicit: false,
             })
             .collect();

@@ -1,8 +1,8 @@
 //! Rendering of `qpor decide`'s answers: whether an alternative (or a t*-event) exists, the
 //! witness, and the assignment read back from it, as text and JSON.
 
-use crate::reduce::instance::Instance;
-use crate::reduce::{AltAnswer, CexAnswer};
+use super::instance::Instance;
+use super::{AltAnswer, CexAnswer};
 use serde_json::{json, Value};
 
 /// `pos_1 (firing 1)`, or `initial`.
@@ -146,7 +146,7 @@ fn assignment_text(a: &[Option<bool>]) -> String {
     parts.join(" ")
 }
 
-fn event_text(e: &crate::reduce::decide::WitnessEvent) -> String {
+fn event_text(e: &super::decide::WitnessEvent) -> String {
     match &e.label {
         Some(l) => format!("{} ({l})", e.name),
         None => e.name.clone(),
@@ -188,9 +188,8 @@ pub fn alt_text(shown: &str, inst: &Instance, a: &AltAnswer) -> String {
 
 /// The answer of `qpor decide alt` as JSON.
 pub fn alt_json(shown: &str, inst: &Instance, a: &AltAnswer) -> Value {
-    let names = |v: &[crate::reduce::decide::WitnessEvent]| -> Vec<String> {
-        v.iter().map(|e| e.name.clone()).collect()
-    };
+    let names =
+        |v: &[super::decide::WitnessEvent]| -> Vec<String> { v.iter().map(|e| e.name.clone()).collect() };
     json!({
         "file": shown,
         "kind": inst.kind().name(),

@@ -2,8 +2,8 @@
 //! net with comments saying what it encodes and the formula it came from, in the formats
 //! `qpor decide` reads back.
 
-use crate::parse::dimacs::Cnf;
-use crate::reduce::instance::PNML_TOOL;
+use super::instance::PNML_TOOL;
+use crate::system::cnf::Cnf;
 use crate::system::net::TransId;
 use std::fmt::Write as _;
 use std::io;
@@ -11,7 +11,7 @@ use std::io;
 /// The instance as a self-contained text file: what it encodes (with the formula) in
 /// comments, then the PES. `source` names the formula's file in the comment.
 pub fn pes_instance_text(cnf: &Cnf, source: &str) -> String {
-    let pes = crate::reduce::pes::instance(cnf);
+    let pes = super::pes::instance(cnf);
     let mut c = String::new();
     let _ = writeln!(
         c,
@@ -36,7 +36,7 @@ pub fn pes_instance_text(cnf: &Cnf, source: &str) -> String {
     );
     c.push('\n');
     write_formula(&mut c, cnf, "");
-    super::pes::write(&pes, &c)
+    crate::export::pes::write(&pes, &c)
 }
 
 /// Writes to the comment `c` the formula's size, then its DIMACS lines indented by two
@@ -62,9 +62,9 @@ fn comment_safe(s: &str) -> String {
 /// the formula), the net, and the `toolspecific tool="qpor"` block with the question.
 /// `source` names the formula's file.
 pub fn net_instance_pnml(cnf: &Cnf, source: &str) -> io::Result<Vec<u8>> {
-    let r = crate::reduce::net::instance(cnf);
+    let r = super::net::instance(cnf);
     let mut net_xml = Vec::new();
-    super::pnml::write(&r.net, &mut net_xml)?;
+    crate::export::pnml::write(&r.net, &mut net_xml)?;
     let net_xml = String::from_utf8(net_xml).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     let id = |t: TransId| r.net.transitions[t.index()].id.clone();
     let mut block = String::new();

@@ -11,10 +11,10 @@
 
 mod sat_support;
 use qpor::formats::dimacs::{self, Cnf};
-use qpor::reduction::random_cnf;
-use qpor::reduction::WitnessEvent;
-use qpor::reduction::{self, Instance};
-use qpor::reduction::{decide_alt, decide_cex, AltAnswer, CexAnswer, CexOptions, DecideOptions};
+use qpor::hardness::random_cnf;
+use qpor::hardness::WitnessEvent;
+use qpor::hardness::{self, Instance};
+use qpor::hardness::{decide_alt, decide_cex, AltAnswer, CexAnswer, CexOptions, DecideOptions};
 use qpor::{CompId, System};
 use sat_support::solver_says_sat;
 use std::collections::HashMap;
@@ -38,7 +38,7 @@ fn satisfies(cnf: &Cnf, a: &[Option<bool>]) -> bool {
 
 fn read_instance(text: &str, file: &str) -> Instance {
     let (inst, _) =
-        reduction::read_instance(text, file, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+        hardness::read_instance(text, file, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
     inst
 }
 
@@ -242,7 +242,7 @@ fn check_formula(cnf: &Cnf, what: &str) -> bool {
 }
 
 fn check_pes(cnf: &Cnf, what: &str, sat: bool, opts: &DecideOptions) {
-    let text = qpor::reduction::pes_instance_text(cnf, "f.cnf");
+    let text = qpor::hardness::pes_instance_text(cnf, "f.cnf");
     let a = decide_alt(&read_instance(&text, "t.pes"), opts).unwrap();
     assert_eq!(a.exists, sat, "{what}: pes decider vs solver");
     if sat {
@@ -257,7 +257,7 @@ fn check_pes(cnf: &Cnf, what: &str, sat: bool, opts: &DecideOptions) {
 }
 
 fn check_program(cnf: &Cnf, what: &str, sat: bool, opts: &DecideOptions) {
-    let text = qpor::reduction::program_instance_text(cnf, "f.cnf");
+    let text = qpor::hardness::program_instance_text(cnf, "f.cnf");
     let a = decide_alt(&read_instance(&text, "t.proc"), opts).unwrap();
     assert_eq!(a.exists, sat, "{what}: program decider vs solver");
     if sat {
@@ -270,7 +270,7 @@ fn check_program(cnf: &Cnf, what: &str, sat: bool, opts: &DecideOptions) {
 }
 
 fn check_net(cnf: &Cnf, what: &str, sat: bool) {
-    let bytes = qpor::reduction::net_instance_pnml(cnf, "f.cnf").unwrap();
+    let bytes = qpor::hardness::net_instance_pnml(cnf, "f.cnf").unwrap();
     let text = String::from_utf8(bytes).unwrap();
     let c = decide_cex(&read_instance(&text, "t.pnml"), &CEX_OPTIONS).unwrap();
     assert_eq!(c.exists, sat, "{what}: cex decider vs solver");
@@ -413,14 +413,13 @@ fn worked_example_has_its_only_model() {
     // (x1 | x2) & (-x1 | x3) & (-x2 | -x3) & (-x1 | -x3): only x1=0, x2=1, x3=0.
     let (cnf, _) = dimacs::parse(include_str!("../models/cnf/three-vars.cnf"), "three-vars.cnf").unwrap();
     let model = [Some(false), Some(true), Some(false)];
-    let text = qpor::reduction::pes_instance_text(&cnf, "three-vars.cnf");
+    let text = qpor::hardness::pes_instance_text(&cnf, "three-vars.cnf");
     let a = decide_alt(&read_instance(&text, "t.pes"), &DecideOptions::default()).unwrap();
     assert_eq!(a.assignment.as_deref(), Some(&model[..]));
-    let text = qpor::reduction::program_instance_text(&cnf, "three-vars.cnf");
+    let text = qpor::hardness::program_instance_text(&cnf, "three-vars.cnf");
     let a = decide_alt(&read_instance(&text, "t.proc"), &DecideOptions::default()).unwrap();
     assert_eq!(a.assignment.as_deref(), Some(&model[..]));
-    let text =
-        String::from_utf8(qpor::reduction::net_instance_pnml(&cnf, "three-vars.cnf").unwrap()).unwrap();
+    let text = String::from_utf8(qpor::hardness::net_instance_pnml(&cnf, "three-vars.cnf").unwrap()).unwrap();
     let c = decide_cex(&read_instance(&text, "t.pnml"), &Default::default()).unwrap();
     assert_eq!(c.assignment.as_deref(), Some(&model[..]));
     // Clause 4 (-x1 | -x3) has two true literals: two co-sets, two t*-events.
@@ -430,10 +429,10 @@ fn worked_example_has_its_only_model() {
 #[test]
 fn deciders_refuse_the_other_question() {
     let cnf = Cnf::new(1, vec![vec![1]]);
-    let pes = read_instance(&qpor::reduction::pes_instance_text(&cnf, "f"), "t.pes");
+    let pes = read_instance(&qpor::hardness::pes_instance_text(&cnf, "f"), "t.pes");
     assert!(decide_cex(&pes, &Default::default()).is_err());
     let net = read_instance(
-        &String::from_utf8(qpor::reduction::net_instance_pnml(&cnf, "f").unwrap()).unwrap(),
+        &String::from_utf8(qpor::hardness::net_instance_pnml(&cnf, "f").unwrap()).unwrap(),
         "t.pnml",
     );
     assert!(decide_alt(&net, &DecideOptions::default()).is_err());

@@ -12,9 +12,9 @@
 #[path = "../tests/sat_support/mod.rs"]
 mod sat_support;
 use qpor::engines::qpor::AltMode;
-use qpor::reduction::random_cnf;
-use qpor::reduction::DecideOptions;
-use qpor::reduction::{decide_alt_pes, decide_alt_program};
+use qpor::hardness::random_cnf;
+use qpor::hardness::DecideOptions;
+use qpor::hardness::{decide_alt_pes, decide_alt_program};
 use sat_support::solver_says_sat;
 use std::time::Instant;
 
@@ -63,7 +63,7 @@ fn main() {
         for seed in 0..formulas {
             let mut optimal_says = false;
             let cnf = random_cnf(n, m, 3, 0xbe4c_0000 + 100 * n as u64 + seed);
-            let pes = qpor::reduction::pes_instance(&cnf);
+            let pes = qpor::hardness::pes_instance(&cnf);
             for (i, &(_, mode)) in modes.iter().enumerate() {
                 let opts = DecideOptions {
                     mode,
@@ -85,8 +85,8 @@ fn main() {
                 s, optimal_says,
                 "optimal Alt and the solver disagree (n = {n}, seed {seed})"
             );
-            let text = qpor::reduction::program_instance_text(&cnf, "f.cnf");
-            let (instance, _) = qpor::reduction::read_program_instance(&text, "f.proc").expect("generated");
+            let text = qpor::hardness::program_instance_text(&cnf, "f.cnf");
+            let (instance, _) = qpor::hardness::read_program_instance(&text, "f.proc").expect("generated");
             let t = Instant::now();
             let a = decide_alt_program(&instance, &DecideOptions::default()).expect("decidable");
             program.push(t.elapsed().as_secs_f64());

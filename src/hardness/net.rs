@@ -23,12 +23,12 @@
 //! conflicting extension).
 
 use super::instance::Literal;
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 use crate::system::net::{Net, TransId};
 
 /// The net of Theorem 4.3 with its question.
 #[derive(Clone, Debug)]
-pub struct NetReduction {
+pub struct HardnessNet {
     /// The net.
     pub net: Net,
     /// The firing sequence making C.
@@ -44,13 +44,13 @@ pub struct NetReduction {
 ///
 /// ```
 /// use qpor::formats::dimacs::Cnf;
-/// let r = qpor::reduction::net_instance(&Cnf::new(2, vec![vec![1, -2], vec![-1]]));
+/// let r = qpor::hardness::net_instance(&Cnf::new(2, vec![vec![1, -2], vec![-1]]));
 /// assert_eq!(r.net.places.len(), 2 * 3 + 2 + 1);
 /// assert_eq!(r.net.transitions[r.target.index()].id, "t_star");
 /// let names: Vec<&str> = r.config.iter().map(|t| r.net.transitions[t.index()].id.as_str()).collect();
 /// assert_eq!(names, ["pos_1", "neg_1", "pos_2", "neg_2", "lit_1_p1", "lit_1_n2", "lit_2_n1"]);
 /// ```
-pub fn instance(cnf: &Cnf) -> NetReduction {
+pub fn instance(cnf: &Cnf) -> HardnessNet {
     let n = cnf.num_vars.max(1);
     let mut net = Net {
         name: Some("qpor-reduction-cex".into()),
@@ -105,7 +105,7 @@ pub fn instance(cnf: &Cnf) -> NetReduction {
         net.add_pre(target, p, 1);
     }
     net.add_post(target, done, 1);
-    NetReduction {
+    HardnessNet {
         net,
         config,
         target,

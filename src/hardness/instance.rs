@@ -1,5 +1,5 @@
 //! Reduction instance files: what kind a file is, judged by its content, and the readers of
-//! the questions they carry (`docs/reductions.md`).
+//! the questions they carry (`docs/hardness.md`).
 //!
 //! - An explicit PES (`pes 1` first, [`crate::parse::pes`]) asks for an alternative to its
 //!   set `D` after its set `C` (∅ when absent). Labels `xK=V` say what an event means.
@@ -33,7 +33,7 @@ pub(crate) const PROC_ANNOTATION: &str = "// @qpor";
 /// The `tool` attribute of the PNML block holding a net instance's question.
 pub(crate) const PNML_TOOL: &str = "qpor";
 
-/// The kinds of reduction instances.
+/// The kinds of hardness instances.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum InstanceKind {
     /// An explicit PES with sets C and D (Theorem 4.1).
@@ -119,7 +119,7 @@ pub struct NetInstance {
     pub means: Vec<(TransId, Literal)>,
 }
 
-/// A reduction instance, read from its file.
+/// A hardness instance, read from its file.
 #[derive(Clone, Debug)]
 pub enum Instance {
     /// An explicit PES; the question is in its sets `C` and `D`.
@@ -161,7 +161,7 @@ fn annotation(line: &str) -> Option<&str> {
     (rest.is_empty() || rest.starts_with(char::is_whitespace)).then_some(rest)
 }
 
-/// Reads a reduction instance of any kind; `file` names it in errors. Returns the instance
+/// Reads a hardness instance of any kind; `file` names it in errors. Returns the instance
 /// and the readers' warnings.
 pub fn read(text: &str, file: &str, opts: &PesOptions) -> Result<(Instance, Vec<String>), ParseError> {
     match detect(text) {

@@ -24,7 +24,7 @@
 //! process when there is no thread at all).
 
 use super::instance::PROC_ANNOTATION;
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 use std::fmt::Write as _;
 
 /// Longest annotation line the generator writes (it repeats `C =` / `D =` lines beyond).
@@ -55,10 +55,10 @@ pub(crate) fn thread_name(var: u32, value: bool) -> String {
 ///
 /// ```
 /// use qpor::formats::dimacs::Cnf;
-/// let text = qpor::reduction::program_instance_text(&Cnf::new(2, vec![vec![1, -2], vec![-1]]), "f.cnf");
+/// let text = qpor::hardness::program_instance_text(&Cnf::new(2, vec![vec![1, -2], vec![-1]]), "f.cnf");
 /// assert!(text.contains("process pos_1 {\n    lock v[1];\n    lock c[1];\n    unlock c[1];\n}"));
 /// assert!(text.contains("// @qpor D = k[1] k[2]\n"));
-/// let (instance, _) = qpor::reduction::read_program_instance(&text, "t.proc").unwrap();
+/// let (instance, _) = qpor::hardness::read_program_instance(&text, "t.proc").unwrap();
 /// assert_eq!(instance.d.len(), 2);
 /// ```
 pub fn instance_text(cnf: &Cnf, source: &str) -> String {

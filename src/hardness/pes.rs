@@ -18,7 +18,7 @@
 //! read back from the labels. So an alternative exists iff φ is satisfiable; the comb of
 //! `alternative()` has one spike per clause holding its literals' events.
 
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 use crate::unfold::pes::{Pes, PesBuilder, PesEventId, PesOptions};
 
 /// The PES of Theorem 4.1 for `cnf`, with its sets `C` (empty) and `D` (the clause events,
@@ -26,7 +26,7 @@ use crate::unfold::pes::{Pes, PesBuilder, PesEventId, PesOptions};
 ///
 /// ```
 /// use qpor::formats::dimacs::Cnf;
-/// let pes = qpor::reduction::pes_instance(&Cnf::new(2, vec![vec![1, 2], vec![-1]]));
+/// let pes = qpor::hardness::pes_instance(&Cnf::new(2, vec![vec![1, 2], vec![-1]]));
 /// let [a1, b1, a2, d1, d2] = ["a1", "b1", "a2", "d1", "d2"].map(|n| pes.find(n).unwrap());
 /// assert!(pes.conflict(a1, b1) && pes.conflict(d1, a1) && pes.conflict(d1, a2) && pes.conflict(d2, b1));
 /// assert!(!pes.conflict(d2, a1));

@@ -1,4 +1,4 @@
-//! Deciders of reduction instances with qpor's own algorithms (`qpor decide`).
+//! Deciders of hardness instances with qpor's own algorithms (`qpor decide`).
 //!
 //! - [`decide_alt`] answers "is there an alternative to D after C?" with
 //!   [`alternative`] in [`AltMode::Optimal`] — the comb over every unjustified event of D,

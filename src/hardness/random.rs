@@ -6,7 +6,7 @@
 //! The generator is splitmix64, so a seed gives the same formula on every platform and
 //! build.
 
-use crate::parse::dimacs::Cnf;
+use crate::system::cnf::Cnf;
 
 /// A small deterministic generator (splitmix64).
 #[derive(Clone, Debug)]
@@ -40,10 +40,10 @@ impl SplitMix64 {
 /// `num_vars` (`width` is capped at `num_vars`).
 ///
 /// ```
-/// let f = qpor::reduction::random_cnf(10, 42, 3, 7);
+/// let f = qpor::hardness::random_cnf(10, 42, 3, 7);
 /// assert_eq!((f.num_vars, f.clauses.len()), (10, 42));
 /// assert!(f.clauses.iter().all(|c| c.len() == 3));
-/// assert_eq!(f, qpor::reduction::random_cnf(10, 42, 3, 7));
+/// assert_eq!(f, qpor::hardness::random_cnf(10, 42, 3, 7));
 /// ```
 pub fn random_cnf(num_vars: u32, num_clauses: usize, width: u32, seed: u64) -> Cnf {
     let mut rng = SplitMix64::new(seed);
