@@ -84,12 +84,12 @@ pub mod validate {
         applies_to, ignored_option, split_refusal, OptionsError, OPTION_ENGINES,
     };
 }
+pub use check::PortfolioCounters;
 pub use check::{check, check_distributed, check_shared, CheckOptions, EngineChoice};
 pub use engine::{
-    current_rss_bytes, peak_rss_bytes, AltSetting, Budget, CancelToken, Counters, Engine, EngineError,
-    EngineRun, ExplicitCounters, Finding, FindingKind, LpCounters, Observer, PrefixSatCounters, Progress,
-    QporCounters, Question, ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, StateEntries,
-    Stats, StepNames, StopReason, StoreCounters, StubbornCounters, Verdict, WalkCounters, Witness,
+    current_rss_bytes, peak_rss_bytes, Budget, CancelToken, Counters, Engine, EngineError, EngineRun,
+    Finding, FindingKind, Observer, Progress, Question, ReductionSummary, Report, RunEnd, RunResult,
+    Settings, Silent, StateEntries, Stats, StepNames, StopReason, StoreCounters, Verdict, Witness,
     WitnessStep,
 };
 pub use mcc::{
@@ -144,39 +144,46 @@ pub mod formats {
     }
 }
 
-/// The engines, each with its own options, for use without the dispatcher.
+/// The engines, each with its own options, counters and settings (a report's
+/// [`Counters::typed`] and [`Settings::typed`] give them back), for use without the
+/// dispatcher.
 pub mod engines {
     /// Breadth-first search over global states: the oracle of every other engine.
     pub mod explicit {
-        pub use crate::explicit::{search, ExplicitOptions};
+        pub use crate::explicit::{search, ExplicitCounters, ExplicitOptions};
     }
     /// Stubborn sets: an explicit search that fires only a deadlock-preserving subset of
     /// the enabled steps (P/T nets and programs).
     pub mod stubborn {
-        pub use crate::stubborn::{search_net, search_program, SearchOrder, StubbornOptions};
+        pub use crate::stubborn::{
+            search_net, search_program, SearchOrder, StubbornCounters, StubbornOptions, StubbornSettings,
+        };
     }
     /// The state equation with trap constraints (Z3): proves deadlock freedom of nets, or
     /// fires a dead solution as a deadlock. Only in a build with the `lp` feature.
     #[cfg(feature = "lp")]
     pub mod lp {
-        pub use crate::structural::LpOptions;
+        pub use crate::structural::{LpCounters, LpOptions};
     }
     /// The complete prefix and a SAT solver: one query for a dead configuration, UNSAT
     /// proves deadlock freedom.
     pub mod prefix_sat {
-        pub use crate::prefix_sat::{deadlock_cnf, Cnf, Lit, PrefixSatOptions};
+        pub use crate::prefix_sat::{
+            deadlock_cnf, Cnf, Lit, PrefixSatCounters, PrefixSatOptions, PrefixSatSettings,
+        };
     }
     /// Random walks: finds deadlocks in huge state spaces, never proves their absence.
     pub mod walk {
-        pub use crate::walk::{walk, WalkOptions};
+        pub use crate::walk::{walk, WalkCounters, WalkOptions};
     }
     /// Quasi-optimal partial order reduction (Algorithm 1) over an unfolding.
     pub mod qpor {
         pub use crate::qpor::alt::{alternative, AltScratch, AltStats};
         pub use crate::qpor::{
-            check_net, check_system, check_system_distributed, explore, AltMode, ChannelTransport,
-            Exploration, ExploreOptions, ExploreOutcome, LeafKind, NoTree, QporOptions, SplitPolicy,
-            Transport, TreeListener, DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS, FIXED_SPLIT_NODES,
+            check_net, check_system, check_system_distributed, explore, AltMode, AltSetting,
+            AlwaysEnabledCounters, ChannelTransport, Exploration, ExploreOptions, ExploreOutcome, LeafKind,
+            NoTree, QporCounters, QporOptions, QporSettings, SplitPolicy, Transport, TreeListener,
+            DEFAULT_MAX_EVENTS_WITHOUT_CUTOFFS, FIXED_SPLIT_NODES,
         };
     }
 }

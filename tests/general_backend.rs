@@ -173,7 +173,8 @@ fn the_general_backend_finds_the_deadlock_of_the_lock_net_and_says_so() {
     let r = check_general(&net, &CheckOptions::default(), &mut Silent).unwrap();
     assert_eq!(r.verdict, Verdict::Deadlock);
     assert_eq!(r.witness().map(|w| w.steps.len()), Some(2));
-    assert_eq!(r.settings.unfolding, Some("general"));
+    let settings: qpor::engines::qpor::QporSettings = r.settings.typed().expect("QPOR's settings");
+    assert_eq!(settings.unfolding, "general");
     let out = build_general(&net, &PrefixOptions::default()).unwrap();
     // Cunf: 6 events, 14 conditions, 2 cutoffs (the two releases).
     assert_eq!(

@@ -5,6 +5,7 @@
 //! of each other or of this module.
 
 mod portfolio;
+pub use portfolio::PortfolioCounters;
 mod reduced;
 pub(crate) mod replay;
 pub(crate) mod saved;

@@ -16,6 +16,7 @@ use crate::engine::{
     RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
+use serde::{Deserialize, Serialize};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -296,7 +297,7 @@ fn portfolio_report(
         })?
     });
     let stats = Stats::new(
-        Counters::Portfolio { engines_started },
+        Counters::of(&PortfolioCounters { engines_started }),
         started.elapsed().as_secs_f64(),
     );
     let mut out = match answer.and_then(|i| reports[i].take().map(|r| (i, r))) {
@@ -327,7 +328,14 @@ fn portfolio_report(
 /// Statistics of an engine that never returned.
 fn empty_stats(started: Instant) -> Stats {
     Stats::new(
-        Counters::Portfolio { engines_started: 1 },
+        Counters::of(&PortfolioCounters { engines_started: 1 }),
         started.elapsed().as_secs_f64(),
     )
+}
+
+/// The portfolio's own counters: each engine's are in its own entry of the report.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct PortfolioCounters {
+    /// Engines started.
+    pub engines_started: u64,
 }

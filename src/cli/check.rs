@@ -9,8 +9,8 @@ use qpor::engines::stubborn::SearchOrder;
 use qpor::render;
 use qpor::validate::{applies_to, ignored_option};
 use qpor::{
-    Budget, CancelToken, CheckOptions, Counters, EngineChoice, EngineError, Report, Settings, Stats,
-    StopReason,
+    Budget, CancelToken, CheckOptions, Counters, EngineChoice, EngineError, PortfolioCounters, Report,
+    Settings, Stats, StopReason,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -242,7 +242,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         // The model is still being read: nothing was explored.
         let why = Budget::until(deadline, time_limit).time_limit_reached();
         let stats = Stats::new(
-            Counters::Portfolio { engines_started: 0 },
+            Counters::of(&PortfolioCounters { engines_started: 0 }),
             started.elapsed().as_secs_f64(),
         );
         let report = Report::new(engine.name(), Vec::new(), Some(why), stats, Settings::default());

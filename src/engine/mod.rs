@@ -21,13 +21,10 @@ pub(crate) use budget::Pacer;
 pub use budget::{Budget, CancelToken, StopReason};
 pub use progress::{Observer, Progress, Silent};
 pub use report::{
-    AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, StateEntries,
-    StepNames, Verdict, Witness, WitnessStep,
+    EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, StateEntries, StepNames,
+    Verdict, Witness, WitnessStep,
 };
-pub use stats::{
-    current_rss_bytes, peak_rss_bytes, Counters, ExplicitCounters, LpCounters, PrefixSatCounters,
-    QporCounters, Stats, StoreCounters, StubbornCounters, WalkCounters,
-};
+pub use stats::{current_rss_bytes, peak_rss_bytes, Counters, Stats, StoreCounters};
 
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{ModelError, System};

@@ -3,6 +3,7 @@
 use super::{Stats, StopReason};
 use crate::system::{ActionId, DeadKind, StateValue, System};
 use hashbrown::HashMap;
+use serde::de::DeserializeOwned;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use std::sync::Arc;
@@ -265,42 +266,54 @@ impl Serialize for Finding {
 }
 
 /// How the engine was set up, where it matters to read the numbers (QPOR's `k`, `cutoff`
-/// and `unfolding`); empty for engines without such settings.
-#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+/// and `unfolding`; a search's order); empty for engines without such settings. Like
+/// [`crate::engine::Counters`], each engine defines its settings in a struct of its own
+/// and hands it over with [`Settings::of`]; reports flatten them into their JSON object.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Settings {
-    /// QPOR's alternatives: `k`, or `optimal`, `sdpor`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub k: Option<AltSetting>,
-    /// The adequate order deciding cutoffs (`erv`, `mcmillan`, `none`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cutoff: Option<&'static str>,
-    /// The unfolding explored (`program`, `general`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unfolding: Option<&'static str>,
-    /// Threads of a parallel exploration, if it was one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub jobs: Option<usize>,
-    /// Processes of a distributed exploration, if it was one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ranks: Option<usize>,
-    /// Where a split exploration (parallel, distributed, or k-partial on one thread) split its
-    /// work: `fixed` (at nodes each task decides alone: every count is the same for any
-    /// number of workers) or `when-idle` (while a worker waited for work).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub splits: Option<&'static str>,
-    /// The order a search expanded states in (`depth`, `breadth`, `best`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub order: Option<&'static str>,
+    /// (JSON name, value), in the order of the engine's struct.
+    entries: serde_json::Map<String, serde_json::Value>,
 }
 
-/// QPOR's alternatives as a setting: a number k, or a name.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
-#[serde(untagged)]
-pub enum AltSetting {
-    /// k-partial alternatives.
-    K(usize),
-    /// `optimal` or `sdpor`.
-    Named(&'static str),
+impl Settings {
+    /// The settings of `section`, an engine's settings struct (fields skipped by serde,
+    /// e.g. absent options, are left out).
+    pub fn of<T: Serialize>(section: &T) -> Settings {
+        match serde_json::to_value(section) {
+            Ok(serde_json::Value::Object(entries)) => Settings { entries },
+            _ => Settings::default(),
+        }
+    }
+
+    /// The setting called `name`, if the engine reports it.
+    pub fn get(&self, name: &str) -> Option<&serde_json::Value> {
+        self.entries.get(name)
+    }
+
+    /// The setting called `name`, if the engine reports it as a word.
+    pub fn get_str(&self, name: &str) -> Option<&str> {
+        self.entries.get(name)?.as_str()
+    }
+
+    /// The engine's own settings struct, if these are its settings.
+    pub fn typed<T: DeserializeOwned>(&self) -> Option<T> {
+        serde_json::from_value(serde_json::Value::Object(self.entries.clone())).ok()
+    }
+
+    /// Changes the settings through the engine's struct; nothing happens if these are not
+    /// `T`'s settings.
+    pub fn update<T: Serialize + DeserializeOwned>(&mut self, change: impl FnOnce(&mut T)) {
+        if let Some(mut section) = self.typed::<T>() {
+            change(&mut section);
+            *self = Settings::of(&section);
+        }
+    }
+}
+
+impl Serialize for Settings {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.entries.serialize(s)
+    }
 }
 
 /// The result of a check.
@@ -468,5 +481,34 @@ impl Report {
     /// The findings of one kind.
     pub fn findings_of(&self, kind: FindingKind) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(move |f| f.kind == kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Clone, PartialEq, Debug, Default, Serialize, Deserialize)]
+    struct Probe {
+        order: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        jobs: Option<usize>,
+    }
+
+    #[test]
+    fn settings_are_the_engines_struct_flattened_into_the_report() {
+        let mut settings = Settings::of(&Probe {
+            order: "depth".to_string(),
+            jobs: None,
+        });
+        assert_eq!(settings.get_str("order"), Some("depth"));
+        assert_eq!(settings.get("jobs"), None);
+        settings.update(|p: &mut Probe| p.jobs = Some(2));
+        assert_eq!(settings.typed::<Probe>().map(|p| p.jobs), Some(Some(2)));
+        assert_eq!(
+            serde_json::to_string(&settings).unwrap(),
+            r#"{"order":"depth","jobs":2}"#
+        );
     }
 }

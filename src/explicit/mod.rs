@@ -15,11 +15,11 @@ pub(crate) mod store;
 
 use crate::engine::Question;
 use crate::engine::{
-    run_on_system, Budget, Counters, Engine, ExplicitCounters, Observer, Pacer, Progress, Report, RunResult,
-    StopReason,
+    run_on_system, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 use store::{FoundStates, SearchTree};
 
@@ -216,7 +216,7 @@ impl<S: System + ?Sized> Search<'_, S> {
             (found, stopped),
             self.start,
             |store, found| {
-                Counters::Explicit(ExplicitCounters {
+                Counters::of(&ExplicitCounters {
                     store,
                     dead_states: found.dead_states,
                     terminations: found.terminations,
@@ -225,6 +225,22 @@ impl<S: System + ?Sized> Search<'_, S> {
             },
         )
     }
+}
+
+/// Counters of the explicit-state search.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct ExplicitCounters {
+    /// The state store.
+    #[serde(flatten)]
+    pub store: crate::engine::StoreCounters,
+    /// States whose successors were computed.
+    pub expanded: u64,
+    /// Transitions fired (with repeats).
+    pub edges: u64,
+    /// Expanded states without successors.
+    pub dead_states: u64,
+    /// Dead states that are final.
+    pub terminations: u64,
 }
 
 #[cfg(test)]

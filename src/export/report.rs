@@ -2,9 +2,10 @@
 //! stable JSON documented in docs/output.md, derived from the report types.
 
 use crate::engine::{
-    AltSetting, EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats,
-    StopReason, Verdict, Witness,
+    EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats, StopReason, Verdict,
+    Witness,
 };
+use crate::qpor::{AltSetting, QporSettings};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -75,7 +76,7 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         let _ = writeln!(s, "  {}", summary_line(report));
         return s;
     }
-    if let Some(u) = report.settings.unfolding {
+    if let Some(u) = report.settings.get_str("unfolding") {
         let _ = writeln!(s, "  unfolding: {u}");
     }
     if let Some(note) = schedule_note(&report.settings) {
@@ -103,7 +104,7 @@ fn summary_line(report: &Report) -> String {
         // A single engine's own setting that changes what its counts mean.
         let unfolding = report
             .settings
-            .unfolding
+            .get_str("unfolding")
             .map_or_else(String::new, |u| format!(" ({u} unfolding)"));
         return format!(
             "{} engine{unfolding}: {}",
@@ -161,11 +162,11 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// number of workers; the maximal configurations and deadlocks are always the one-thread
 /// run's.
 fn schedule_note(settings: &Settings) -> Option<String> {
-    let splits = settings.splits?;
-    if settings.k? == AltSetting::Named("optimal") {
+    let qpor = settings.typed::<QporSettings>()?;
+    if qpor.k? == AltSetting::Named("optimal".to_string()) {
         return None;
     }
-    Some(match splits {
+    Some(match qpor.splits?.as_str() {
         "fixed" => "note: the work was split into tasks at nodes fixed by the model: every count is the same on any number of threads, and the SSBs are those of the tasks' tree (--single-tree: Algorithm 1's single tree, on one thread)".to_string(),
         _ => "note: the work was split where workers were idle: the SSB count depends on the schedule (the maximal configurations and deadlocks do not)".to_string(),
     })

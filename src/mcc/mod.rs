@@ -314,9 +314,11 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "lp")]
     fn a_state_equation_proof_on_a_reduced_net_names_both_techniques() {
-        use crate::engine::{Counters, LpCounters, ReductionSummary, Settings, Stats};
-        let stats = Stats::new(Counters::Lp(LpCounters::default()), 0.0);
+        use crate::engine::{Counters, ReductionSummary, Settings, Stats};
+        use crate::structural::LpCounters;
+        let stats = Stats::new(Counters::of(&LpCounters::default()), 0.0);
         let mut report = Report::new("lp", Vec::new(), None, stats, Settings::default());
         report.reduction = Some(ReductionSummary {
             places_before: 2,

@@ -6,8 +6,8 @@ use super::formula::{DeadlockFormula, Question};
 use super::solver::{Sat, Solved};
 use crate::engine::Question as Asked;
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, PrefixSatCounters, Progress,
-    Report, RunResult, Settings, Stats, StepNames, StopReason,
+    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report, RunResult,
+    Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{
@@ -17,6 +17,7 @@ use crate::unfold::cutoff::CutoffMode;
 use crate::unfold::prefix::{build_general, build_program, PrefixOptions, PrefixOutcome};
 use crate::unfold::Backend;
 use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// The prefix + SAT engine, with its options.
@@ -64,15 +65,14 @@ impl Engine for PrefixSatOptions {
         let start = Instant::now();
         let sys = model.system(&opts.system)?;
         let backend = opts.unfolding.resolve(model, &opts.system);
-        let settings = Settings {
-            cutoff: Some(opts.cutoff.name()),
-            unfolding: Some(backend.name()),
-            ..Settings::default()
-        };
+        let settings = Settings::of(&PrefixSatSettings {
+            cutoff: opts.cutoff.name().to_string(),
+            unfolding: backend.name().to_string(),
+        });
         let mut names = StepNames::default();
         let initial = sys.initial_state();
         if let Some(finding) = fault_finding(&*sys, &initial, &[], &mut names) {
-            let stats = Stats::new(Counters::PrefixSat(PrefixSatCounters::default()), 0.0);
+            let stats = Stats::new(Counters::of(&PrefixSatCounters::default()), 0.0);
             return Ok(Report::new(self.name(), vec![finding], None, stats, settings));
         }
         let prefix_opts = PrefixOptions {
@@ -113,7 +113,7 @@ impl Engine for PrefixSatOptions {
                 _ => budget.time_limit_reached(),
             });
             crate::engine::drop_in_background(built);
-            let stats = Stats::new(Counters::PrefixSat(counters), start.elapsed().as_secs_f64());
+            let stats = Stats::new(Counters::of(&counters), start.elapsed().as_secs_f64());
             return Ok(Report::new(
                 self.name(),
                 Vec::new(),
@@ -140,7 +140,7 @@ impl Engine for PrefixSatOptions {
         counters.sat_ms = sat_start.elapsed().as_millis() as u64;
         let findings = std::mem::take(&mut search.findings);
         crate::engine::drop_in_background(built);
-        let stats = Stats::new(Counters::PrefixSat(counters), start.elapsed().as_secs_f64());
+        let stats = Stats::new(Counters::of(&counters), start.elapsed().as_secs_f64());
         Ok(Report::new(self.name(), findings, stopped, stats, settings))
     }
 }
@@ -245,4 +245,34 @@ fn fault_finding<S: System + ?Sized>(
         Some(format!("{}: {message}", sys.component_name(c))),
         names.witness(sys, actions.iter().copied()),
     ))
+}
+
+/// Counters of the prefix + SAT check.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct PrefixSatCounters {
+    /// Events of the prefix, cutoffs included.
+    pub events: u64,
+    /// Conditions of the prefix.
+    pub conditions: u64,
+    /// Cutoff events.
+    pub cutoffs: u64,
+    /// Milliseconds spent building the prefix.
+    pub prefix_ms: u64,
+    /// Variables of the formula (at the end: blocking adds counters).
+    pub variables: u64,
+    /// Clauses of the formula (at the end).
+    pub clauses: u64,
+    /// Calls of the SAT solver.
+    pub solver_calls: u64,
+    /// Milliseconds spent encoding and solving.
+    pub sat_ms: u64,
+}
+
+/// The prefix-sat engine's settings: how its prefix was built.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct PrefixSatSettings {
+    /// The adequate order deciding cutoffs (`erv`, `mcmillan`).
+    pub cutoff: String,
+    /// The unfolding built (`program`, `general`).
+    pub unfolding: String,
 }

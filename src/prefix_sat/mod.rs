@@ -15,7 +15,7 @@ mod formula;
 mod solver;
 
 pub use crate::system::cnf::{Cnf, Lit};
-pub use engine::PrefixSatOptions;
+pub use engine::{PrefixSatCounters, PrefixSatOptions, PrefixSatSettings};
 
 /// The deadlock formula of a complete prefix (the one `prefix-sat` solves first), for
 /// `qpor unfold --cnf` and the solver measurements. `faults` are the prefix's fault events

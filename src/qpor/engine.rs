@@ -6,12 +6,13 @@ use super::distributed::explore_distributed;
 use super::explore::{explore, ExploreOptions, ExploreOutcome, NoTree, TreeListener};
 use super::parallel::explore_parallel;
 use super::replica::SplitPolicy;
+use super::report::{AltSetting, AlwaysEnabledCounters, QporCounters, QporSettings};
 use super::transport::Transport;
 use super::AltMode;
 use crate::engine::Question;
 use crate::engine::{
-    drop_in_background, run_on_system, AltSetting, Budget, Counters, Engine, EngineError, Observer,
-    QporCounters, Report, RunResult, Settings, Stats,
+    drop_in_background, run_on_system, Budget, Counters, Engine, EngineError, Observer, Report, RunResult,
+    Settings, Stats,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
@@ -252,15 +253,15 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     sys.enabled_steps(&sys.initial_state(), &mut initial_steps);
     if let Some(s) = initial_steps.iter().find(|s| s.touched.is_empty()) {
         let stats = Stats::new(
-            Counters::AlwaysEnabled {
+            Counters::of(&AlwaysEnabledCounters {
                 always_enabled_action: s.action.0 as u64,
-            },
+            }),
             start.elapsed().as_secs_f64(),
         );
-        let settings = Settings {
-            unfolding: Some("program"),
-            ..Settings::default()
-        };
+        let settings = Settings::of(&QporSettings {
+            unfolding: "program".to_string(),
+            ..QporSettings::default()
+        });
         return Ok(Some(Report::new("qpor", Vec::new(), None, stats, settings)));
     }
     let distances = if opts.cutoff == CutoffMode::Distance {
@@ -297,10 +298,10 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
                     ..ExploreOutcome::default()
                 };
                 let mut report = report(out, opts, "program", start);
-                if let Counters::Qpor(c) = &mut report.stats.counters {
+                report.stats.counters.update(|c: &mut QporCounters| {
                     c.canonical_prefix_events =
                         Some(built.map_or_else(|events| events, |t| t.prefix_events()));
-                }
+                });
                 return Ok(Some(report));
             }
         }
@@ -312,7 +313,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         .as_ref()
         .map(|t| (t.prefix_events(), t.prefix_cutoffs()));
     let with_table = |mut report: Report| {
-        if let Counters::Qpor(c) = &mut report.stats.counters {
+        report.stats.counters.update(|c: &mut QporCounters| {
             if let Some((states, radius)) = table {
                 c.distance_table_states = Some(states);
                 c.distance_table_radius = Some(radius);
@@ -321,7 +322,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
                 c.canonical_prefix_events = Some(events);
                 c.canonical_prefix_cutoffs = Some(cutoffs);
             }
-        }
+        });
         report
     };
     let unfolding = ProgramOptions {
@@ -367,19 +368,21 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         None => explore_parallel(sys, unfolding, &explore_opts, budget, observer, workers, policy)?,
     };
     let mut report = with_table(report(out, opts, "program", start));
-    report.settings.splits = Some(policy.name());
-    if distributed.is_some() {
-        report.settings.ranks = Some(workers);
-    } else {
-        report.settings.jobs = Some(workers);
-    }
-    if let Counters::Qpor(c) = &mut report.stats.counters {
+    report.settings.update(|s: &mut QporSettings| {
+        s.splits = Some(policy.name().to_string());
+        if distributed.is_some() {
+            s.ranks = Some(workers);
+        } else {
+            s.jobs = Some(workers);
+        }
+    });
+    report.stats.counters.update(|c: &mut QporCounters| {
         c.tasks = Some(stats.tasks);
         if distributed.is_some() {
             c.messages = Some(stats.messages);
             c.message_bytes = Some(stats.message_bytes);
         }
-    }
+    });
     Ok(Some(report))
 }
 
@@ -428,19 +431,16 @@ fn report(out: ExploreOutcome, opts: &QporOptions, backend: &'static str, start:
         canonical_prefix_events: None,
         canonical_prefix_cutoffs: None,
     };
-    let stats = Stats::new(Counters::Qpor(counters), start.elapsed().as_secs_f64());
-    let settings = Settings {
+    let stats = Stats::new(Counters::of(&counters), start.elapsed().as_secs_f64());
+    let settings = Settings::of(&QporSettings {
         k: Some(match opts.alt {
             AltMode::KPartial(k) => AltSetting::K(k),
-            AltMode::Optimal => AltSetting::Named("optimal"),
-            AltMode::Sdpor => AltSetting::Named("sdpor"),
+            AltMode::Optimal => AltSetting::Named("optimal".to_string()),
+            AltMode::Sdpor => AltSetting::Named("sdpor".to_string()),
         }),
-        cutoff: Some(opts.cutoff.name()),
-        unfolding: Some(backend),
-        jobs: None,
-        ranks: None,
-        splits: None,
-        order: None,
-    };
+        cutoff: Some(opts.cutoff.name().to_string()),
+        unfolding: backend.to_string(),
+        ..QporSettings::default()
+    });
     Report::new("qpor", out.findings, out.stopped, stats, settings)
 }

@@ -9,7 +9,8 @@
 //! - [`replica`]: what a task of a split exploration does in its unfolding replica;
 //! - [`parallel`]: the split exploration on several threads (`--jobs`);
 //! - [`distributed`]: the split exploration on several processes (`--distributed`, MPI);
-//! - [`engine`]: QPOR as an [`Engine`](crate::engine::Engine), on either unfolding.
+//! - [`engine`]: QPOR as an [`Engine`](crate::engine::Engine), on either unfolding;
+//! - [`report`]: its counters and settings, as its reports carry them.
 
 pub(crate) mod alt;
 pub(crate) mod coordinator;
@@ -19,6 +20,7 @@ pub(crate) mod engine;
 pub mod explore;
 pub(crate) mod parallel;
 pub(crate) mod replica;
+pub(crate) mod report;
 pub(crate) mod transport;
 pub(crate) mod wire;
 
@@ -29,4 +31,5 @@ pub use engine::{
 };
 pub use explore::{explore, ExploreOptions, ExploreOutcome, LeafKind, NoTree, TreeListener};
 pub use replica::{SplitPolicy, FIXED_SPLIT_NODES};
+pub use report::{AltSetting, AlwaysEnabledCounters, QporCounters, QporSettings};
 pub use transport::{ChannelTransport, Transport};

@@ -5,11 +5,12 @@
 use super::state_equation::{self, Answer};
 use crate::engine::Question;
 use crate::engine::{
-    Budget, Counters, Engine, Finding, FindingKind, LpCounters, Observer, Report, RunResult, Settings, Stats,
-    StepNames, StopReason,
+    Budget, Counters, Engine, Finding, FindingKind, Observer, Report, RunResult, Settings, Stats, StepNames,
+    StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{classify_dead, state_after, ActionId, DeadKind, ModelError, Step};
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// Options of the state-equation engine.
@@ -62,7 +63,7 @@ impl Engine for LpOptions {
             Answer::Unknown(_) => Some(StopReason::SolverUnknown),
             Answer::Stopped => Some(budget.exhausted().unwrap_or(StopReason::Cancelled)),
         };
-        let counters = Counters::Lp(LpCounters {
+        let counters = Counters::of(&LpCounters {
             places: net.places.len() as u64,
             transitions: net.transitions.len() as u64,
             solver_calls: outcome.solver_calls,
@@ -104,4 +105,19 @@ fn deadlock_finding(model: &Model, opts: &SystemOptions, sequence: &[usize]) -> 
         None,
         witness,
     ))
+}
+
+/// Counters of the state-equation check.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct LpCounters {
+    /// Places of the net it was given.
+    pub places: u64,
+    /// Transitions of the net it was given.
+    pub transitions: u64,
+    /// Calls of the solver.
+    pub solver_calls: u64,
+    /// Trap constraints added to rule out candidates.
+    pub trap_constraints: u64,
+    /// Dead solutions no firing order was found for, set aside to ask for another.
+    pub candidates_set_aside: u64,
 }

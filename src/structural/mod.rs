@@ -16,5 +16,5 @@ pub(crate) mod reduce;
 pub(crate) mod state_equation;
 
 #[cfg(feature = "lp")]
-pub use engine::LpOptions;
+pub use engine::{LpCounters, LpOptions};
 pub use reduce::{reduce, ReducedNet};

@@ -71,7 +71,7 @@ pub(crate) mod program;
 
 use crate::engine::Question;
 use crate::engine::{
-    Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason, StubbornCounters,
+    Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, Settings, StopReason,
 };
 use crate::explicit::store::{FoundStates, SearchTree};
 use crate::system::model::{Model, ModelKind, SystemOptions};
@@ -81,6 +81,7 @@ use crate::system::{fault_after, ActionId, Local, ModelError, Step, System};
 use fixedbitset::FixedBitSet;
 use net::NetStubborn;
 use program::ProgramStubborn;
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -619,7 +620,7 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
             (found, stopped),
             self.start,
             |store, found| {
-                Counters::Stubborn(StubbornCounters {
+                Counters::of(&StubbornCounters {
                     store,
                     dead_states: found.dead_states,
                     terminations: found.terminations,
@@ -627,7 +628,9 @@ impl<S: System + ?Sized, R: Reduction> Search<'_, S, R> {
                 })
             },
         );
-        report.settings.order = Some(self.opts.order.name());
+        report.settings = Settings::of(&StubbornSettings {
+            order: self.opts.order.name().to_string(),
+        });
         report
     }
 }
@@ -669,4 +672,33 @@ impl End {
             End::Limit(why) => Some(why),
         }
     }
+}
+
+/// Counters of the stubborn-set search.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct StubbornCounters {
+    /// The state store.
+    #[serde(flatten)]
+    pub store: crate::engine::StoreCounters,
+    /// States whose stubborn set was computed and fired.
+    pub expanded: u64,
+    /// Transitions fired (with repeats).
+    pub edges: u64,
+    /// Transitions enabled at the expanded states, fired or not: `edges / enabled` is
+    /// the share the reduction kept.
+    pub enabled: u64,
+    /// Expanded states without successors.
+    pub dead_states: u64,
+    /// Dead states where every process had ended (programs).
+    pub terminations: u64,
+    /// States expanded fully because a reduced successor had been stored before them
+    /// (the cycle proviso that keeps faults, programs only).
+    pub cycle_expansions: u64,
+}
+
+/// The stubborn search's settings: the order it expanded states in.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct StubbornSettings {
+    /// `depth`, `breadth` or `best`.
+    pub order: String,
 }

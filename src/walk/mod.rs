@@ -21,13 +21,14 @@
 use crate::engine::Question;
 use crate::engine::{
     run_on_system, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report,
-    RunResult, Settings, Stats, StepNames, StopReason, WalkCounters,
+    RunResult, Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
 use hashbrown::{HashMap, HashSet};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
@@ -100,7 +101,7 @@ pub fn walk<S: System + ?Sized>(
         seen_dead: HashSet::new(),
     };
     let stopped = walker.run(opts.all, budget, observer, start)?;
-    let stats = Stats::new(Counters::Walk(walker.counters), start.elapsed().as_secs_f64());
+    let stats = Stats::new(Counters::of(&walker.counters), start.elapsed().as_secs_f64());
     Ok(Report::new(
         "walk",
         walker.findings,
@@ -324,4 +325,17 @@ fn fires_to<S: System + ?Sized>(sys: &S, init: &[Local], steps: &[&Step], end: &
         std::mem::swap(&mut state, &mut next);
     }
     state == end
+}
+
+/// Counters of the random walk.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct WalkCounters {
+    /// Walks started from the initial state.
+    pub walks: u64,
+    /// Steps fired in all walks.
+    pub steps: u64,
+    /// Walks that ended in a dead state.
+    pub dead_states: u64,
+    /// Walks that ended in a final dead state.
+    pub terminations: u64,
 }
