@@ -24,20 +24,23 @@
 //! formats, and [`hardness`] makes and decides the paper's NP-hardness instances.
 //!
 //! # Layers
-//! The modules behind this face are private; each imports only the ones listed before it
-//! (a test checks it):
+//! The modules behind this face are private; each imports only the ones listed before it,
+//! the engines of one level never import each other, and no two folders import each
+//! other in a loop (`tests/layers.rs` checks all three):
 //! 1. `source`: positions in source text;
 //! 2. `system`: the component-system IR every input becomes (nets, programs);
-//! 3. `engine`: the vocabulary every engine speaks (report, witness, budget) and the
-//!    [`Engine`] trait;
-//! 4. `unfold`: unfoldings as prime event structures — the [`unfolding::Unfolding`] trait,
-//!    the program-like, general and explicit-PES backends, cutoffs, complete prefixes;
-//! 5. `parse`: the readers, with `file:line:col` errors;
-//! 6. `explicit`, `stubborn`, `walk`, `qpor`, `prefix_sat`: the engines (breadth-first search; the
-//!    stubborn-set search, which stores states as the explicit one does; random walks;
-//!    Algorithm 1 with Alt), and `prefix_sat` (the complete prefix and a SAT solver);
-//! 7. `structural`: reductions of nets that keep deadlocks, and the state-equation
-//!    proof of deadlock freedom (the `lp` engine);
+//! 3. `engine`: the vocabulary every engine speaks (question, report, witness, budget,
+//!    counters as sections) and the [`Engine`] trait;
+//! 4. `space`: the state space as searches store it — the packed state store, the search
+//!    tree of witnesses — shared by the explicit and stubborn searches;
+//! 5. `unfold`: unfoldings as prime event structures — the [`unfolding::Unfolding`] trait,
+//!    the program-like, general and explicit-PES backends, cutoffs and their tables,
+//!    complete prefixes;
+//! 6. `parse`: the readers, with `file:line:col` errors;
+//! 7. the engines, peers: `explicit` (breadth-first search), `stubborn` (the stubborn-set
+//!    search), `walk` (random walks), `qpor` (Algorithm 1 with Alt), `prefix_sat` (the
+//!    complete prefix and a SAT solver) and `structural` (reductions of nets that keep
+//!    deadlocks, and the state-equation proof of deadlock freedom: the `lp` engine);
 //! 8. `check`: the dispatcher, the one place that knows every engine — the schedule, the
 //!    portfolio's threads, the replay of every witness;
 //! 9. `export`: the writers — nets, reports, Graphviz pictures;
@@ -70,6 +73,7 @@ mod parse;
 mod prefix_sat;
 mod qpor;
 mod source;
+mod space;
 mod structural;
 mod stubborn;
 mod system;
@@ -89,14 +93,14 @@ pub use check::{check, check_distributed, check_shared, CheckOptions, EngineChoi
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, Budget, CancelToken, Counters, Engine, EngineError, EngineRun,
     Finding, FindingKind, Observer, Progress, Question, ReductionSummary, Report, RunEnd, RunResult,
-    Settings, Silent, StateEntries, Stats, StepNames, StopReason, StoreCounters, Verdict, Witness,
-    WitnessStep,
+    Settings, Silent, StateEntries, Stats, StepNames, StopReason, Verdict, Witness, WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
 };
 pub use parse::{load, load_str, read_text, Format, LoadError, LoadOptions, Loaded, ParseError};
 pub use source::Pos;
+pub use space::StoreCounters;
 pub use system::invariants::Safeness;
 pub use system::model::{Model, ModelInfo, ModelKind, NetInfo, SystemOptions};
 pub use system::{

@@ -24,7 +24,7 @@ pub use report::{
     EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, StateEntries, StepNames,
     Verdict, Witness, WitnessStep,
 };
-pub use stats::{current_rss_bytes, peak_rss_bytes, Counters, Stats, StoreCounters};
+pub use stats::{current_rss_bytes, peak_rss_bytes, Counters, Stats};
 
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{ModelError, System};

@@ -2,7 +2,7 @@
 //! system (docs/design.md#the-other-engines).
 //!
 //! It is the oracle of every other engine, so it is deliberately plain: states are stored
-//! once ([`store::SearchTree`]), numbered in discovery order, which is breadth-first order;
+//! once ([`crate::space::SearchTree`]), numbered in discovery order, which is breadth-first order;
 //! each remembers its parent and the action that reached it, so the first dead state
 //! expanded has a shortest witness, rebuilt by walking parents back to the root.
 //!
@@ -11,17 +11,15 @@
 //! - A state is expanded at most once; a fault state is never expanded (the program
 //!   stopped there).
 
-pub(crate) mod store;
-
 use crate::engine::Question;
 use crate::engine::{
     run_on_system, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason,
 };
+use crate::space::{FoundStates, SearchTree};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
-use store::{FoundStates, SearchTree};
 
 /// Options of the explicit-state search.
 #[derive(Clone, Debug, Default)]
@@ -232,7 +230,7 @@ impl<S: System + ?Sized> Search<'_, S> {
 pub struct ExplicitCounters {
     /// The state store.
     #[serde(flatten)]
-    pub store: crate::engine::StoreCounters,
+    pub store: crate::space::StoreCounters,
     /// States whose successors were computed.
     pub expanded: u64,
     /// Transitions fired (with repeats).

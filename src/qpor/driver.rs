@@ -73,7 +73,7 @@
 //! alike. Causal, distance and canonical cutoffs are: whether an event is one depends on
 //! its history alone, and on a table every replica shares (`unfold::cutoff`); canonical
 //! cutoffs are ERV's made deterministic, those of the complete ERV prefix built first
-//! (`unfold::program::canonical`).
+//! (`unfold::tables::canonical`).
 //!
 //! # Ranks and messages
 //! Every rank runs one task at a time in unfolding replicas of its own. Rank 0

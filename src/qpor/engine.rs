@@ -236,12 +236,11 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
     tree: &mut dyn TreeListener,
     distributed: Option<&T>,
 ) -> Result<Option<Report>, EngineError> {
-    use crate::unfold::program::canonical::{CanonicalCutoffs, CanonicalError};
-    use crate::unfold::program::distances::{default_table_states, StateDistances};
     use crate::unfold::program::{ProgramOptions, ProgramUnfolding};
+    use crate::unfold::tables::{default_table_states, CanonicalCutoffs, CanonicalError, StateDistances};
     use std::sync::Arc;
     let start = Instant::now();
-    if !crate::unfold::program::supports(sys) {
+    if !crate::unfold::fits_program_backend(sys) {
         return Err(ModelError::new(
             "this model cannot be unfolded (its system does not list anchored steps); use --engine explicit",
         )

@@ -64,7 +64,7 @@
 //! - Every stored state is expanded at most once; a dead state is recorded when expanded;
 //!   a faulty state is recorded when stored and never expanded.
 //! - Every stored state has a witness: the search tree records how each was first
-//!   reached (`explicit::store::SearchTree`).
+//!   reached ([`crate::space::SearchTree`]).
 
 pub(crate) mod net;
 pub(crate) mod program;
@@ -73,7 +73,7 @@ use crate::engine::Question;
 use crate::engine::{
     Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, Settings, StopReason,
 };
-use crate::explicit::store::{FoundStates, SearchTree};
+use crate::space::{FoundStates, SearchTree};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::NetSystem;
 use crate::system::program::ProgramSystem;
@@ -679,7 +679,7 @@ impl End {
 pub struct StubbornCounters {
     /// The state store.
     #[serde(flatten)]
-    pub store: crate::engine::StoreCounters,
+    pub store: crate::space::StoreCounters,
     /// States whose stubborn set was computed and fired.
     pub expanded: u64,
     /// Transitions fired (with repeats).

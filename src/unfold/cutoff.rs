@@ -18,13 +18,13 @@
 //! - Distance: a firing sequence to e's state smaller than \[e\] in the distance order
 //!   (ERV's, with Foata levels compared as vectors: [`compare_distance_order`]), found
 //!   by a breadth-first search bounded by a number of states, up front and the same in
-//!   every replica (`program::distances`); beyond the table, a cause as for causal
+//!   every replica (`tables::distances`); beyond the table, a cause as for causal
 //!   cutoffs. Also decided by \[e\] alone: the cut is against the configuration the firing
 //!   sequence linearises, discovered or not. Where the table holds a state, only its
 //!   least history is left uncut (the order ranks actions as the search met them, not by
 //!   id); the program-like unfolding of QPOR only;
 //! - Canonical: the cutoffs of the complete ERV prefix, built before the exploration
-//!   (`program::canonical`): e is one when the prefix keeps another uncut event for its
+//!   (`tables::canonical`): e is one when the prefix keeps another uncut event for its
 //!   state. Decided by \[e\] and the prefix alone, so every replica decides alike. Each
 //!   state keeps one uncut local history, where a sequential ERV run, cutting only against
 //!   the events it met first, can keep several (measured: fewer configurations than
@@ -52,7 +52,7 @@ pub enum CutoffMode {
     /// alone.
     Distance,
     /// The cutoffs of the complete ERV prefix, built before the exploration
-    /// (`program::canonical`): decided by the event's history and that prefix alone.
+    /// (`tables::canonical`): decided by the event's history and that prefix alone.
     Canonical,
     /// The total ERV order.
     #[default]
@@ -143,7 +143,7 @@ fn walk_sorted(a: &[ActionId], b: &[ActionId], at: impl Fn(ActionId, ActionId) -
 /// and `t5` to both puts the first first. On a net found by the oracle test the least
 /// history of a dead state then held cutoffs under it, and the dead state was missed.
 /// Compared as vectors, levels that gain the same actions keep their order; the tests of
-/// `program::distances` find no state whose least history holds a cutoff, on random nets
+/// `tables::distances` find no state whose least history holds a cutoff, on random nets
 /// and on that one.
 pub(crate) fn compare_distance_order(a: &HistoryShape, b: &HistoryShape) -> Ordering {
     compare_shapes(a, b, compare_parikh_vectors)

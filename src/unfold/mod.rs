@@ -18,10 +18,12 @@
 //!   be reused afterwards.
 
 pub(crate) mod cutoff;
+pub(crate) mod fingerprint;
 pub(crate) mod general;
 pub(crate) mod pes;
 pub(crate) mod prefix;
 pub(crate) mod program;
+pub(crate) mod tables;
 
 /// A xorshift generator for the randomised unit tests: `next(bound)` draws from
 /// `0..bound`, the same sequence for the same `seed` (which must not be 0).
@@ -162,6 +164,12 @@ pub(crate) fn general_backend_net(model: &Model) -> Result<&Net, ModelError> {
     };
     fits_general_backend(net)?;
     Ok(net)
+}
+
+/// Whether the program-like backend can unfold `sys`: it lists anchored steps.
+pub(crate) fn fits_program_backend<S: crate::system::System + ?Sized>(sys: &S) -> bool {
+    let mut v = Vec::new();
+    sys.anchored_steps(crate::system::CompId(0), Local(0), &mut v) || sys.num_components() == 0
 }
 
 /// Whether the general backend may unfold `net`: an error past

@@ -41,7 +41,7 @@ pub fn build_general(net: &Net, opts: &PrefixOptions) -> Result<PrefixOutcome, M
 
 /// The complete finite prefix of the program-like unfolding of `sys`.
 pub fn build_program<S: System + ?Sized>(sys: &S, opts: &PrefixOptions) -> Result<PrefixOutcome, ModelError> {
-    if !crate::unfold::program::supports(sys) {
+    if !crate::unfold::fits_program_backend(sys) {
         return Err(ModelError::new(
             "this model cannot be unfolded (its system does not list anchored steps)",
         ));

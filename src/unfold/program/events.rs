@@ -9,22 +9,11 @@ use super::{
 };
 use crate::system::{ActionId, CompId, Local, Step, System};
 use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::fingerprint::local_hash;
 use crate::unfold::{EventId, UnfoldError};
 use smallvec::SmallVec;
 use std::cell::Cell;
 use std::hash::{BuildHasher, Hasher};
-
-fn mix(x: u64) -> u64 {
-    // splitmix64's finaliser: a fixed, well-spread hash of a 64-bit key.
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-pub(super) fn local_hash(c: CompId, l: Local) -> u64 {
-    mix(((c.0 as u64) << 32) | l.0 as u64)
-}
 
 /// The hash-consing key of an event: its action and its predecessors.
 fn key_hash(action: ActionId, preds: &[EventId]) -> u64 {
@@ -103,11 +92,11 @@ impl<S: System + ?Sized> ProgramUnfolding<'_, S> {
         self.mirror_ancestry(id, &nodes);
         if self.opts.canonical.is_some() {
             let fps = &self.fingerprints;
-            self.fingerprints[id.index()] = super::canonical::fingerprint(
+            self.fingerprints[id.index()] = crate::unfold::fingerprint::event_fingerprint(
                 step.action,
                 nodes.iter().map(|n| {
                     if n.pred.is_none() {
-                        super::canonical::bottom(n.comp)
+                        crate::unfold::fingerprint::bottom(n.comp)
                     } else {
                         fps[n.pred.index()]
                     }

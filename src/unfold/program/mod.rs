@@ -54,10 +54,8 @@
 //! (the cutoff table), `unfolding` (the [`super::Unfolding`] implementation) and
 //! `footprint` (summary memory measurements).
 
-pub(crate) mod canonical;
 mod cex;
 mod cutoffs;
-pub(crate) mod distances;
 mod events;
 mod footprint;
 mod relations;
@@ -69,11 +67,10 @@ mod unfolding;
 pub use footprint::SummaryFootprint;
 
 use super::cutoff::CutoffMode;
+use super::tables::{CanonicalCutoffs, StateDistances};
 use super::{EventId, UnfoldStats};
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, Step, System};
-use canonical::CanonicalCutoffs;
-use distances::StateDistances;
 use hashbrown::{HashMap, HashTable};
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
@@ -283,7 +280,7 @@ pub struct ProgramUnfolding<'s, S: System + ?Sized> {
     links: Vec<SiblingLinks>,
     /// Per event id: its tree positions for level-ancestor queries.
     ancestry: Vec<Ancestry>,
-    /// Per event id, with canonical cutoffs: its fingerprint (`canonical::fingerprint`).
+    /// Per event id, with canonical cutoffs: its fingerprint ([`super::fingerprint::event_fingerprint`]).
     fingerprints: Vec<u64>,
     /// By (run head, component): the last long walk of the run's tail ([`RunMemo`];
     /// forgotten at a prune, which frees ids).
@@ -452,10 +449,4 @@ impl<'s, S: System + ?Sized> ProgramUnfolding<'s, S> {
         let ev = self.ev(e);
         ev.cutoff || ev.fault
     }
-}
-
-/// Whether `sys` can be unfolded by this backend (it lists anchored steps).
-pub(crate) fn supports<S: System + ?Sized>(sys: &S) -> bool {
-    let mut v = Vec::new();
-    sys.anchored_steps(CompId(0), Local(0), &mut v) || sys.num_components() == 0
 }

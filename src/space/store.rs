@@ -10,11 +10,10 @@
 //! - `data.len() == len() * words`; state `i` occupies `data[i*words .. (i+1)*words]`.
 //! - The table holds every id `0..len()` exactly once, hashed by the state's packed words.
 
-use crate::engine::{
-    Counters, Finding, FindingKind, Report, Settings, Stats, StepNames, StopReason, StoreCounters,
-};
+use crate::engine::{Counters, Finding, FindingKind, Report, Settings, Stats, StepNames, StopReason};
 use crate::system::{classify_dead, fault_after, ActionId, Local, System};
 use hashbrown::{HashSet, HashTable};
+use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasher, Hasher};
 use std::time::Instant;
 
@@ -429,4 +428,18 @@ mod tests {
         s.get(id, &mut out);
         assert_eq!(out, full);
     }
+}
+
+/// Counters of a search that stores states (explicit, stubborn): the store's own, which
+/// the engines' counter structs flatten into theirs.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct StoreCounters {
+    /// Distinct states stored.
+    pub states: u64,
+    /// Bits of one packed state.
+    pub state_bits: u64,
+    /// Bytes per stored state, table included.
+    pub bytes_per_state: u64,
+    /// Stored states per second of the run.
+    pub states_per_second: u64,
 }

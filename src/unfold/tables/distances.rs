@@ -25,10 +25,10 @@
 //! Fault states are not expanded, as the unfolding never extends a fault event: a firing
 //! sequence through one is no configuration QPOR explores.
 
-use super::events::local_hash;
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, ModelError, Step, System};
 use crate::unfold::cutoff::{compare_distance_order, HistoryShape};
+use crate::unfold::fingerprint::local_hash;
 use hashbrown::HashMap;
 use hashbrown::HashTable;
 use smallvec::SmallVec;
@@ -254,7 +254,7 @@ impl StateDistances {
     }
 
     /// The rank of action `a` in the table's order, if the search met it.
-    pub(super) fn action_rank(&self, a: ActionId) -> Option<u32> {
+    pub(crate) fn action_rank(&self, a: ActionId) -> Option<u32> {
         self.action_ranks
             .get(a.index())
             .copied()
@@ -288,7 +288,7 @@ impl StateDistances {
     /// The stored state of hash `hash` that `same` accepts, if it is stored at a distance
     /// of at most `size`: its id, and whether that distance is below `size`. `same` is
     /// given a stored state with its number of components away from the initial state.
-    pub(super) fn find_within(
+    pub(crate) fn find_within(
         &self,
         hash: u64,
         size: u32,
@@ -305,7 +305,7 @@ impl StateDistances {
     /// Whether the least firing sequence found to state `id` is smaller in the distance
     /// order than a history of the same size with shape `shape` (its events' Foata levels
     /// and action ranks).
-    pub(super) fn below(&self, id: u32, shape: &HistoryShape) -> bool {
+    pub(crate) fn below(&self, id: u32, shape: &HistoryShape) -> bool {
         compare_distance_order(&self.replay(id as usize).shape, shape) == Ordering::Less
     }
 }

@@ -21,10 +21,10 @@
 //! adequate), and the exploration, which cuts exactly where the prefix does, has that
 //! configuration; a dead state's is maximal there.
 
-use super::events::local_hash;
 use crate::engine::CancelToken;
 use crate::system::{ActionId, CompId, Local, ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
+use crate::unfold::fingerprint::{bottom, event_fingerprint, local_hash};
 use crate::unfold::prefix::{build_program, PrefixOptions};
 use hashbrown::HashTable;
 use smallvec::SmallVec;
@@ -32,27 +32,6 @@ use std::time::Instant;
 
 /// The fingerprint of the empty configuration: no event has it (but by a collision).
 const EMPTY: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// The fingerprint of an event of `action` with these predecessors' fingerprints, one per
-/// component it touches in component order ([`bottom`] for ⊥).
-pub(crate) fn fingerprint(action: ActionId, preds: impl Iterator<Item = u64>) -> u64 {
-    let mut h = mix(action.0 as u64 ^ 0x5851_f42d_4c95_7f2d);
-    for p in preds {
-        h = mix(h.rotate_left(23) ^ p);
-    }
-    h
-}
-
-/// The fingerprint ⊥ stands for on component `c`.
-pub(crate) fn bottom(c: CompId) -> u64 {
-    mix(0xd6e8_feb8_6659_fd93 ^ c.0 as u64)
-}
-
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// The uncut event of every state of the complete ERV prefix.
 #[derive(Debug)]
@@ -153,7 +132,7 @@ impl CanonicalCutoffs {
                 })
                 .collect();
             preds.sort_unstable();
-            fingerprints.push(fingerprint(ActionId(ev.action), preds.iter().map(|p| p.1)));
+            fingerprints.push(event_fingerprint(ActionId(ev.action), preds.iter().map(|p| p.1)));
             #[cfg(debug_assertions)]
             table.all.insert(fingerprints[i]);
             let mine: SmallVec<[(u32, u32, u32); 4]> = ev
@@ -222,7 +201,7 @@ impl CanonicalCutoffs {
     /// the prefix: the table holds its state (`same` accepts a stored state, given how
     /// many components it moved) with other uncut events only. Two events of the prefix
     /// that tie in the order could both be uncut with one state; neither is cut then.
-    pub(super) fn is_cutoff(&self, hash: u64, fp: u64, mut same: impl FnMut(&[Local], u32) -> bool) -> bool {
+    pub(crate) fn is_cutoff(&self, hash: u64, fp: u64, mut same: impl FnMut(&[Local], u32) -> bool) -> bool {
         #[cfg(debug_assertions)]
         assert!(
             self.all.contains(&fp),
