@@ -100,10 +100,10 @@ fn check_json_has_the_documented_shape() {
 #[test]
 fn qpor_explores_on_two_threads_when_asked_and_counts_alike() {
     let line = "check --engine qpor --json --optimal --cutoff none --all models/proc/poke.proc -D N=5 -D K=3";
-    let seq = json(&qpor_line_exits(&format!("{line} --jobs 1"), 0));
-    let par = json(&qpor_line_exits(&format!("{line} --jobs 2"), 0));
-    assert_eq!(par["jobs"], 2);
-    assert!(seq.get("jobs").is_none(), "one job is the sequential run");
+    let seq = json(&qpor_line_exits(&format!("{line} --threads 1"), 0));
+    let par = json(&qpor_line_exits(&format!("{line} --threads 2"), 0));
+    assert_eq!(par["threads"], 2);
+    assert!(seq.get("threads").is_none(), "one job is the sequential run");
     assert!(par["stats"]["tasks"].as_u64().unwrap() >= 1);
     for field in ["max_configurations", "ssbs", "terminations", "deadlocks"] {
         assert_eq!(par["stats"][field], seq["stats"][field], "{field}");
@@ -119,8 +119,8 @@ fn qpor_explores_on_two_threads_when_asked_and_counts_alike() {
 fn a_k_partial_run_counts_alike_on_any_number_of_threads_and_says_why() {
     let line =
         "check --engine qpor --cutoff none --all --json models/proc/dispatcher.proc -D S=5 -D R=3 -k 2";
-    let two = json(&qpor_line_exits(&format!("{line} --jobs 2"), 0));
-    let one = json(&qpor_line_exits(&format!("{line} --jobs 1"), 0));
+    let two = json(&qpor_line_exits(&format!("{line} --threads 2"), 0));
+    let one = json(&qpor_line_exits(&format!("{line} --threads 1"), 0));
     assert_eq!(two["splits"], "fixed");
     assert_eq!(one["splits"], "fixed");
     assert!(one["stats"]["tasks"].as_u64().unwrap() > 1, "{one}");
@@ -141,7 +141,7 @@ fn a_k_partial_run_counts_alike_on_any_number_of_threads_and_says_why() {
     assert!(split.contains(note), "{split}");
     for quiet in [
         format!("{text} -k 2 --single-tree -v"),
-        format!("{text} --optimal --jobs 2 -v"),
+        format!("{text} --optimal --threads 2 -v"),
     ] {
         let out = stdout(&qpor_line_exits(&quiet, 0));
         assert!(!out.contains("note: the work was split"), "{quiet}: {out}");
@@ -150,7 +150,7 @@ fn a_k_partial_run_counts_alike_on_any_number_of_threads_and_says_why() {
     for (refused, says) in [
         ("check --single-tree models/proc/pi.proc", "--engine qpor"),
         (
-            "check --engine qpor --cutoff none --single-tree --jobs 2 models/proc/pi.proc",
+            "check --engine qpor --cutoff none --single-tree --threads 2 models/proc/pi.proc",
             "one thread",
         ),
     ] {
@@ -172,9 +172,9 @@ fn distributed_runs_need_a_build_with_mpi_and_say_how() {
 }
 
 #[test]
-fn distributed_runs_take_no_jobs() {
+fn distributed_runs_take_no_threads() {
     let o = qpor_line_exits(
-        "check --engine qpor --cutoff none --distributed --jobs 2 models/proc/pi.proc",
+        "check --engine qpor --cutoff none --distributed --threads 2 models/proc/pi.proc",
         2,
     );
     assert!(stderr(&o).contains("mpirun -np"), "{}", stderr(&o));
@@ -188,12 +188,12 @@ fn distributed_runs_take_no_jobs() {
 #[test]
 fn only_cutoffs_decided_by_the_history_run_on_several_threads() {
     let o = qpor_line_exits(
-        "check --engine qpor --optimal --cutoff erv --jobs 2 models/proc/philosophers.proc",
+        "check --engine qpor --optimal --cutoff erv --threads 2 models/proc/philosophers.proc",
         2,
     );
     assert!(stderr(&o).contains("--cutoff canonical"), "{}", stderr(&o));
     let line = "check --engine qpor --optimal --all --json models/proc/philosophers.proc";
-    let by_default = qpor_line_exits(&format!("{line} --jobs 2"), 1);
+    let by_default = qpor_line_exits(&format!("{line} --threads 2"), 1);
     assert!(
         stderr(&by_default).contains("explores on one thread"),
         "{}",
@@ -201,18 +201,18 @@ fn only_cutoffs_decided_by_the_history_run_on_several_threads() {
     );
     let (by_default, one) = (
         json(&by_default),
-        json(&qpor_line_exits(&format!("{line} --jobs 1"), 1)),
+        json(&qpor_line_exits(&format!("{line} --threads 1"), 1)),
     );
     assert_eq!(by_default["cutoff"], "erv");
-    assert!(by_default.get("jobs").is_none_or(|j| j == 1), "{by_default}");
+    assert!(by_default.get("threads").is_none_or(|j| j == 1), "{by_default}");
     assert_eq!(by_default["stats"]["events"], one["stats"]["events"]);
     for cutoff in ["causal", "distance", "distance --distance-states 3", "canonical"] {
         let line = format!(
             "check --engine qpor --optimal --all --cutoff {cutoff} --json models/proc/philosophers.proc"
         );
-        let seq = json(&qpor_line_exits(&format!("{line} --jobs 1"), 1));
-        let par = json(&qpor_line_exits(&format!("{line} --jobs 2"), 1));
-        assert_eq!(par["jobs"], 2);
+        let seq = json(&qpor_line_exits(&format!("{line} --threads 1"), 1));
+        let par = json(&qpor_line_exits(&format!("{line} --threads 2"), 1));
+        assert_eq!(par["threads"], 2);
         assert_eq!(par["cutoff"], cutoff.split(' ').next().unwrap());
         for field in ["max_configurations", "cutoff_leaves", "deadlocks", "ssbs"] {
             assert_eq!(par["stats"][field], seq["stats"][field], "{cutoff}: {field}");
@@ -227,7 +227,7 @@ fn only_cutoffs_decided_by_the_history_run_on_several_threads() {
                 "{prefix}"
             );
             let erv = json(&qpor_line_exits(
-                &format!("{line} --cutoff erv --jobs 1").replace("--cutoff canonical ", ""),
+                &format!("{line} --cutoff erv --threads 1").replace("--cutoff canonical ", ""),
                 1,
             ));
             assert!(

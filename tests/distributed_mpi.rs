@@ -102,7 +102,7 @@ fn two_ranks_count_the_paper_rows_as_one_process_does() {
         "none",
         "--json",
         "-q",
-        "--jobs",
+        "--threads",
         "1",
     ];
     args.extend_from_slice(&k1);

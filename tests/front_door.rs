@@ -111,6 +111,14 @@ fn options_the_engine_or_the_model_would_ignore_are_refused() {
             "--jobs applies to",
         ),
         (
+            "check --jobs 2 --engine qpor models/nets/dekker.pnml",
+            "its exploration's threads: use --threads",
+        ),
+        (
+            "check --threads 2 models/nets/dekker.pnml",
+            "--threads applies to --engine qpor",
+        ),
+        (
             "check --distance-states 9 --engine qpor models/nets/dekker.pnml",
             "give --cutoff distance",
         ),
@@ -486,11 +494,11 @@ fn the_library_refuses_contradictory_options_with_the_words_the_cli_prints() {
         (
             CheckOptions {
                 engine: EngineChoice::Qpor,
-                jobs: Some(4),
+                threads: Some(4),
                 cutoff: qpor::unfolding::CutoffMode::McMillan,
                 ..CheckOptions::default()
             },
-            "check --engine qpor --jobs 4 --cutoff mcmillan models/proc/pi.proc",
+            "check --engine qpor --threads 4 --cutoff mcmillan models/proc/pi.proc",
         ),
         (
             CheckOptions {

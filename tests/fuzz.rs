@@ -445,6 +445,7 @@ const SUBCOMMANDS: [Subcommand; 8] = [
             "--max-states",
             "--max-events",
             "--jobs",
+            "--threads",
             "-k",
             "--optimal",
             "--sdpor",
@@ -514,7 +515,7 @@ const NET_MODELS: [&str; 4] = [
 ];
 
 /// Options with the values they take (none for a flag).
-const OPTIONS: [(&str, &[&str]); 21] = [
+const OPTIONS: [(&str, &[&str]); 22] = [
     (
         "--engine",
         &["auto", "qpor", "explicit", "walk", "stubborn", "lp", "prefix-sat"],
@@ -522,6 +523,7 @@ const OPTIONS: [(&str, &[&str]); 21] = [
     ("--max-states", &["1", "10", "1000"]),
     ("--max-events", &["1", "10", "1000"]),
     ("--jobs", &["1", "2", "3"]),
+    ("--threads", &["1", "2", "3"]),
     ("-k", &["1", "2", "5"]),
     ("--optimal", &[]),
     ("--sdpor", &[]),

@@ -144,7 +144,7 @@ fn distance_cutoffs_cut_where_causal_ones_cannot() {
             alt: AltMode::Optimal,
             cutoff,
             max_events: Some(50_000),
-            jobs: Some(1),
+            threads: Some(1),
             ..CheckOptions::default()
         };
         check(&model, &opts, &mut Silent).unwrap()

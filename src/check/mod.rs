@@ -111,14 +111,16 @@ pub struct CheckOptions {
     /// Stop every engine, inconclusive ("interrupted"), when this token is set: the
     /// command line sets it on Ctrl-C, so that the run reports what it did.
     pub interrupt: Option<CancelToken>,
-    /// The portfolio: how many engines run at once (`None`: one per core); QPOR alone,
-    /// with cutoffs every thread decides alike (none, causal, distance, canonical): how
-    /// many threads explore (`None`: one per core).
+    /// The portfolio: how many engines run at once (`--jobs`; `None`: one per core).
     pub jobs: Option<usize>,
+    /// QPOR alone, with cutoffs every thread decides alike (none, causal, distance,
+    /// canonical): how many threads its exploration runs on (`--threads`; `None`: one per
+    /// core).
+    pub threads: Option<usize>,
     /// QPOR alone: explore Algorithm 1's single tree, on one thread (`--single-tree`).
     /// Without it, k-partial and SDPOR runs with cutoffs every task decides alike (none,
     /// causal, distance, canonical) split their work into tasks at nodes fixed by the model
-    /// alone, on `jobs` threads, and every count is the same for any `jobs`.
+    /// alone, on `threads` threads, and every count is the same for any `threads`.
     pub single_tree: bool,
     /// QPOR: how alternatives are computed (`-k N`, `--optimal`, `--sdpor`).
     pub alt: AltMode,
@@ -172,7 +174,7 @@ impl CheckOptions {
             // same for any number of threads.
             exploration: match self.engine {
                 EngineChoice::Qpor if !self.single_tree => {
-                    let workers = self.jobs.unwrap_or_else(cores);
+                    let workers = self.threads.unwrap_or_else(cores);
                     if workers > 1 || self.alt != AltMode::Optimal {
                         Exploration::Split {
                             workers,

@@ -32,7 +32,7 @@ impl From<String> for OptionsError {
 }
 
 /// The engines each engine-specific option applies to (`auto` runs them all).
-pub const OPTION_ENGINES: [(&str, &[EngineChoice]); 13] = {
+pub const OPTION_ENGINES: [(&str, &[EngineChoice]); 14] = {
     use EngineChoice::{Auto, Explicit, PrefixSat, Qpor, Stubborn, Walk};
     [
         ("-k", &[Auto, Qpor]),
@@ -44,7 +44,8 @@ pub const OPTION_ENGINES: [(&str, &[EngineChoice]); 13] = {
         ("--distance-states", &[Auto, Qpor]),
         ("--single-tree", &[Qpor]),
         ("--distributed", &[Qpor]),
-        ("--jobs", &[Auto, Qpor]),
+        ("--jobs", &[Auto]),
+        ("--threads", &[Qpor]),
         ("--max-states", &[Auto, Explicit, Stubborn]),
         ("--order", &[Auto, Stubborn]),
         ("--seed", &[Auto, Walk]),
@@ -74,6 +75,7 @@ pub fn ignored_option(option: &str, engine: EngineChoice) -> OptionsError {
         ("--max-events", EngineChoice::Explicit | EngineChoice::Stubborn) => {
             " (it creates no events: use --max-states)"
         }
+        ("--jobs", EngineChoice::Qpor) => " (engines at once; its exploration's threads: use --threads)",
         _ => "",
     };
     OptionsError {
@@ -85,7 +87,7 @@ pub fn ignored_option(option: &str, engine: EngineChoice) -> OptionsError {
     }
 }
 
-/// The refusal of `option` (`--jobs N`, `--distributed`) with `cutoff`, whose cutoffs
+/// The refusal of `option` (`--threads N`, `--distributed`) with `cutoff`, whose cutoffs
 /// depend on the order each worker met the states, or `None` when the order allows
 /// splitting the exploration.
 pub fn split_refusal(option: &str, cutoff: CutoffMode) -> Option<OptionsError> {
@@ -113,6 +115,7 @@ impl CheckOptions {
             ("--distance-states", self.distance_states.is_some()),
             ("--single-tree", self.single_tree),
             ("--jobs", self.jobs.is_some()),
+            ("--threads", self.threads.is_some()),
             ("--max-states", self.max_states.is_some()),
             ("--order", self.order != SearchOrder::Depth),
             ("--seed", self.seed != 0),
@@ -124,6 +127,9 @@ impl CheckOptions {
         }
         if self.jobs == Some(0) {
             return Err("--jobs 0: at least one engine must run".to_string().into());
+        }
+        if self.threads == Some(0) {
+            return Err("--threads 0: at least one thread must explore".to_string().into());
         }
         if self.distance_states.is_some() && self.cutoff != CutoffMode::Distance {
             return Err(
@@ -139,14 +145,13 @@ impl CheckOptions {
             )
             .into());
         }
-        let threads = self.jobs.filter(|&n| n > 1);
-        if let Some(n) = threads.filter(|_| engine == EngineChoice::Qpor) {
-            if let Some(e) = split_refusal(&format!("--jobs {n}"), self.cutoff) {
+        if let Some(n) = self.threads.filter(|&n| n > 1) {
+            if let Some(e) = split_refusal(&format!("--threads {n}"), self.cutoff) {
                 return Err(e);
             }
             if self.single_tree {
                 return Err(format!(
-                    "--single-tree with --jobs {n}: Algorithm 1's single tree is explored on one thread (each Alt call needs U as the whole subtree before it left it); drop --single-tree to split the work into tasks"
+                    "--single-tree with --threads {n}: Algorithm 1's single tree is explored on one thread (each Alt call needs U as the whole subtree before it left it); drop --single-tree to split the work into tasks"
                 )
                 .into());
             }
@@ -167,11 +172,11 @@ mod tests {
         assert_eq!(CheckOptions::default().validate(), Ok(()));
         let threads = CheckOptions {
             engine: EngineChoice::Qpor,
-            jobs: Some(4),
+            threads: Some(4),
             ..CheckOptions::default()
         };
         let e = threads.validate().unwrap_err();
-        assert!(e.message.starts_with("--jobs 4 with --cutoff erv: "), "{e}");
+        assert!(e.message.starts_with("--threads 4 with --cutoff erv: "), "{e}");
         let ok = CheckOptions {
             cutoff: CutoffMode::Causal,
             ..threads

@@ -29,9 +29,7 @@ pub struct CheckArgs {
     /// complete prefix and asks a SAT solver (docs/engines.md).
     #[arg(long, default_value = "auto", value_parser = engine_parser(), help_heading = "Engine")]
     engine: EngineChoice,
-    /// auto: how many engines run at once; qpor with --cutoff canonical, distance, causal
-    /// or none: how many threads explore (every count is the same for any N) [default:
-    /// one per core].
+    /// auto: how many engines run at once [default: one per core].
     #[arg(long, value_name = "N", help_heading = "Engine")]
     jobs: Option<usize>,
     /// Give up (inconclusive, exit 3) after this many seconds, counted from the start
@@ -98,9 +96,13 @@ pub struct CheckArgs {
     /// qpor: explore Algorithm 1's single tree, as the paper does, on one thread. Without
     /// it, k-partial and SDPOR runs with --cutoff canonical, distance, causal or none split
     /// the work into tasks at nodes fixed by the model alone (the same counts for any
-    /// --jobs); ERV and McMillan runs always explore the single tree.
+    /// --threads); ERV and McMillan runs always explore the single tree.
     #[arg(long, help_heading = "QPOR and prefix-sat")]
     single_tree: bool,
+    /// qpor with --cutoff canonical, distance, causal or none: how many threads explore
+    /// (every count is the same for any N) [default: one per core].
+    #[arg(long, value_name = "N", help_heading = "QPOR and prefix-sat")]
+    threads: Option<usize>,
     /// qpor: keep every event (no pruning of the unfolding).
     #[arg(long, hide = true)]
     no_prune: bool,
@@ -158,7 +160,7 @@ enum WitnessArg {
 /// Whether each engine-specific option was given on the command line: given, it is
 /// refused for an engine that ignores it (the library's rules, [`qpor::OptionsError`]),
 /// even where its value is the default.
-fn given_options(a: &CheckArgs) -> [(&'static str, bool); 13] {
+fn given_options(a: &CheckArgs) -> [(&'static str, bool); 14] {
     [
         ("-k", a.alt.given_k()),
         ("--optimal", a.alt.given_optimal()),
@@ -170,6 +172,7 @@ fn given_options(a: &CheckArgs) -> [(&'static str, bool); 13] {
         ("--single-tree", a.single_tree),
         ("--distributed", a.distributed),
         ("--jobs", a.jobs.is_some()),
+        ("--threads", a.threads.is_some()),
         ("--max-states", a.max_states.is_some()),
         ("--order", a.order.is_some()),
         ("--seed", a.seed.is_some()),
@@ -214,24 +217,26 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     }
     refuse_ignored_options(&a)?;
     let cutoff: qpor::unfolding::CutoffMode = a.cutoff.unwrap_or(CutoffArg::Erv).into();
-    let mut jobs = a.jobs;
-    if let Some(n) = jobs.filter(|&n| {
+    let mut threads = a.threads;
+    if let Some(n) = threads.filter(|&n| {
         engine == EngineChoice::Qpor && n > 1 && a.cutoff.is_none() && !cutoff.same_in_every_replica()
     }) {
         // The user asked for threads, not for this cutoff order: keep the default order,
         // which prunes the most, and say how to get the threads.
         eprintln!(
             "warning: qpor explores on one thread with the default cutoffs, since {}",
-            cutoff.split_refusal(&format!("--jobs {n}")).unwrap_or_default()
+            cutoff
+                .split_refusal(&format!("--threads {n}"))
+                .unwrap_or_default()
         );
-        jobs = Some(1);
+        threads = Some(1);
     }
     if a.single_tree && a.distributed {
         return Err("--single-tree with --distributed: the single tree is explored by one process".into());
     }
-    if a.distributed && a.jobs.is_some() {
+    if a.distributed && a.threads.is_some() {
         return Err(
-            "--jobs with --distributed: each process explores on one thread; start more processes (mpirun -np N)"
+            "--threads with --distributed: each process explores on one thread; start more processes (mpirun -np N)"
                 .into(),
         );
     }
@@ -261,7 +266,8 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         started: Some(started),
         max_memory_mb: Some(cap.mb),
         interrupt: Some(interrupt.clone()),
-        jobs,
+        jobs: a.jobs,
+        threads,
         single_tree: a.single_tree,
         alt: a.alt.mode()?,
         cutoff,

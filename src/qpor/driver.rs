@@ -1,4 +1,4 @@
-//! The task driver of QPOR's split exploration, on threads (`--jobs`, [`super::parallel`])
+//! The task driver of QPOR's split exploration, on threads (`--threads`, [`super::parallel`])
 //! and on processes (`--distributed`, [`super::distributed`]) alike: the maximal
 //! configurations are split into classes explored by independent tasks, each in an
 //! unfolding replica of its own ([`super::replica`]), run by *ranks* that pass messages

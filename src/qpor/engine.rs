@@ -372,7 +372,7 @@ fn check_program_unfolding<S: System + Sync + ?Sized, T: Transport + ?Sized>(
         if distributed.is_some() {
             s.ranks = Some(workers);
         } else {
-            s.jobs = Some(workers);
+            s.threads = Some(workers);
         }
     });
     report.stats.counters.update(|c: &mut QporCounters| {

@@ -7,7 +7,7 @@
 //! - [`driver`]: the split exploration's task driver, one for threads and processes,
 //!   with rank 0's [`coordinator`], the [`wire`] messages and their [`transport`];
 //! - [`replica`]: what a task of a split exploration does in its unfolding replica;
-//! - [`parallel`]: the split exploration on several threads (`--jobs`);
+//! - [`parallel`]: the split exploration on several threads (`--threads`);
 //! - [`distributed`]: the split exploration on several processes (`--distributed`, MPI);
 //! - [`engine`]: QPOR as an [`Engine`](crate::engine::Engine), on either unfolding;
 //! - [`report`]: its counters and settings, as its reports carry them.

@@ -1,4 +1,4 @@
-//! QPOR on several threads (`--jobs N`): the split exploration of [`super::driver`], each
+//! QPOR on several threads (`--threads N`): the split exploration of [`super::driver`], each
 //! worker thread a rank and the calling thread rank 0, passing messages over channels
 //! ([`ChannelTransport`]). Rank 0 runs no task: it hands tasks out, keeps the books of the
 //! splits, watches the caller's budget and reports progress, so the workers never wait

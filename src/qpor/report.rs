@@ -33,7 +33,7 @@ pub struct QporCounters {
     pub max_depth: u64,
     /// Times U was pruned.
     pub prunes: u64,
-    /// Tasks of a parallel or distributed exploration (`--jobs`, `--distributed`), if it
+    /// Tasks of a parallel or distributed exploration (`--threads`, `--distributed`), if it
     /// was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tasks: Option<u64>,
@@ -79,7 +79,7 @@ pub struct QporSettings {
     pub unfolding: String,
     /// Threads of a parallel exploration, if it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub jobs: Option<usize>,
+    pub threads: Option<usize>,
     /// Processes of a distributed exploration, if it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranks: Option<usize>,

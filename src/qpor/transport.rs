@@ -1,6 +1,6 @@
 //! How the ranks of a split exploration pass messages ([`Transport`]): the processes of an
 //! MPI run (`--distributed`, the CLI's `MpiTransport`) or the threads of one process
-//! ([`ChannelTransport`], which `--jobs` uses: threads over channels are ranks too).
+//! ([`ChannelTransport`], which `--threads` uses: threads over channels are ranks too).
 
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
@@ -39,7 +39,7 @@ pub trait Transport {
 }
 
 /// A [`Transport`] between threads of one process: channels. The threaded exploration
-/// (`--jobs`) runs on it, and tests run the distributed protocol on it.
+/// (`--threads`) runs on it, and tests run the distributed protocol on it.
 pub struct ChannelTransport {
     rank: usize,
     peers: Vec<Sender<Vec<u8>>>,

@@ -81,7 +81,7 @@ impl CutoffMode {
         )
     }
 
-    /// Why an exploration split over several workers (`option`: `--jobs 4`,
+    /// Why an exploration split over several workers (`option`: `--threads 4`,
     /// `--distributed`) cannot take this order, or `None` when it can: the one wording of
     /// that refusal, for the options check and the engine alike.
     pub fn split_refusal(self, option: &str) -> Option<String> {
