@@ -51,9 +51,9 @@
 //! The `qpor` binary (`src/main.rs`, `src/cli/`) uses only this public face.
 //!
 //! # Cargo features
-//! - `lp` (default): Z3, for the state-equation engine (`engines::lp`, `EngineChoice::Lp`)
+//! - `lp` (default): Z3, for the state-equation engine (`engines::lp`, [`EngineChoice::Lp`])
 //!   and the implicit-place reduction rule. Without it, [`check`] refuses
-//!   `EngineChoice::Lp`, the portfolio runs without it, and [`net::reduce`] applies the
+//!   [`EngineChoice::Lp`], the portfolio runs without it, and [`net::reduce`] applies the
 //!   other rules.
 //! - `cli` (default): the `qpor` binary and the crates only it uses (clap, indicatif,
 //!   ctrlc). `--no-default-features` builds this library alone.
@@ -85,11 +85,14 @@ pub use check::validate::OptionsError;
 /// Which options each engine takes, and the errors for those it would ignore.
 pub mod validate {
     pub use crate::check::validate::{
-        applies_to, ignored_option, split_refusal, OptionsError, OPTION_ENGINES,
+        applies_to, distributed_refusal, ignored_option, split_refusal, OptionsError, OPTION_ENGINES,
     };
 }
 pub use check::PortfolioCounters;
-pub use check::{check, check_distributed, check_shared, CheckOptions, EngineChoice};
+pub use check::{
+    check, check_distributed, check_shared, CheckOptions, EngineChoice, EngineName, Limits, PortfolioChoice,
+    QporChoice, UnfoldingChoice,
+};
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, Budget, CancelToken, Counters, Engine, EngineError, EngineRun,
     Finding, FindingKind, Observer, Progress, Question, ReductionSummary, Report, RunEnd, RunResult,

@@ -489,32 +489,53 @@ fn a_saved_witness_replays_and_a_broken_one_says_where() {
 
 #[test]
 fn the_library_refuses_contradictory_options_with_the_words_the_cli_prints() {
-    use qpor::{CheckOptions, EngineChoice};
+    use qpor::unfolding::CutoffMode;
+    use qpor::{CheckOptions, EngineChoice, Limits, QporChoice, UnfoldingChoice};
+    let cutoff = |cutoff| UnfoldingChoice {
+        cutoff,
+        ..UnfoldingChoice::default()
+    };
     for (opts, line) in [
         (
             CheckOptions {
-                engine: EngineChoice::Qpor,
-                threads: Some(4),
-                cutoff: qpor::unfolding::CutoffMode::McMillan,
+                engine: EngineChoice::Qpor(QporChoice {
+                    threads: Some(4),
+                    unfolding: cutoff(CutoffMode::McMillan),
+                    ..QporChoice::default()
+                }),
                 ..CheckOptions::default()
             },
             "check --engine qpor --threads 4 --cutoff mcmillan models/proc/pi.proc",
         ),
         (
             CheckOptions {
-                engine: EngineChoice::Explicit,
-                seed: 5,
+                engine: EngineChoice::Walk { seed: 5 },
+                limits: Limits {
+                    max_events: Some(100),
+                    ..Limits::default()
+                },
                 ..CheckOptions::default()
             },
-            "check --engine explicit --seed 5 models/proc/pi.proc",
+            "check --engine walk --seed 5 --max-events 100 models/proc/pi.proc",
         ),
         (
             CheckOptions {
-                engine: EngineChoice::PrefixSat,
-                cutoff: qpor::unfolding::CutoffMode::Causal,
+                engine: EngineChoice::PrefixSat {
+                    unfolding: cutoff(CutoffMode::Causal),
+                },
                 ..CheckOptions::default()
             },
             "check --engine prefix-sat --cutoff causal models/nets/dekker.pnml",
+        ),
+        (
+            CheckOptions {
+                engine: EngineChoice::Qpor(QporChoice {
+                    threads: Some(0),
+                    ..QporChoice::default()
+                }),
+                ..CheckOptions::default()
+            },
+            "check --engine qpor --threads 0 models/proc/pi.proc",
         ),
     ] {
         let message = opts.validate().unwrap_err().message;

@@ -22,7 +22,10 @@ mod net_support;
 
 use engine_support::dead_states;
 use net_support::NetSpec;
-use qpor::{check, current_rss_bytes, CheckOptions, EngineChoice, Format, Model, Silent, Verdict};
+use qpor::{
+    check, current_rss_bytes, CheckOptions, EngineChoice, EngineName, Format, Limits, Model, PortfolioChoice,
+    Silent, Verdict,
+};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::collections::hash_map::DefaultHasher;
@@ -414,11 +417,17 @@ fn read_model(target: &str, input: &[u8]) -> Result<(), String> {
         return Ok(());
     };
     let opts = CheckOptions {
-        time_limit: Some(Duration::from_millis(50)),
-        max_states: Some(2_000),
-        max_events: Some(2_000),
-        max_memory_mb: Some(1024),
-        jobs: Some(2),
+        engine: EngineChoice::Auto(PortfolioChoice {
+            jobs: Some(2),
+            ..PortfolioChoice::default()
+        }),
+        limits: Limits {
+            time_limit: Some(Duration::from_millis(50)),
+            max_states: Some(2_000),
+            max_events: Some(2_000),
+            max_memory_mb: Some(1024),
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
     match check(&loaded.model, &opts, &mut Silent) {
@@ -654,20 +663,24 @@ fn differential(input: &[u8]) -> Result<(), String> {
             .collect(),
     };
     let model = Model::Net(spec.build());
-    let base = CheckOptions {
+    // Each engine gets the size limit it takes (the others would be refused).
+    let limited = |engine: EngineName, time_limit| CheckOptions {
+        engine: engine.with_defaults(),
         all: true,
-        time_limit: Some(Duration::from_secs(2)),
+        limits: Limits {
+            time_limit: Some(time_limit),
+            max_states: qpor::validate::applies_to("--max-states", engine).then_some(2_000),
+            max_events: qpor::validate::applies_to("--max-events", engine).then_some(5_000),
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
-    // Each engine gets the size limit it takes (the others would be refused).
-    let limited = |engine: EngineChoice| CheckOptions {
-        engine,
-        max_states: qpor::validate::applies_to("--max-states", engine).then_some(2_000),
-        max_events: qpor::validate::applies_to("--max-events", engine).then_some(5_000),
-        ..base.clone()
-    };
-    let oracle = check(&model, &limited(EngineChoice::Explicit), &mut Silent)
-        .map_err(|e| format!("the oracle failed: {e}"))?;
+    let oracle = check(
+        &model,
+        &limited(EngineName::Explicit, Duration::from_secs(2)),
+        &mut Silent,
+    )
+    .map_err(|e| format!("the oracle failed: {e}"))?;
     // An unbounded net stops the oracle; its partial answer is no reference (and with
     // `--all` its thousands of dead states, each with a witness as long as the run,
     // make a report of hundreds of megabytes).
@@ -675,18 +688,15 @@ fn differential(input: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     let truth = dead_states(&oracle);
-    for engine in EngineChoice::ALL {
+    for engine in EngineName::ALL {
         // Under `--all` the walk never ends by itself, nor the portfolio that runs it:
         // a moment is enough for them on these nets.
         let time_limit = match engine {
-            EngineChoice::Walk => Some(Duration::from_millis(20)),
-            EngineChoice::Auto => Some(Duration::from_millis(300)),
-            _ => base.time_limit,
+            EngineName::Walk => Duration::from_millis(20),
+            EngineName::Auto => Duration::from_millis(300),
+            _ => Duration::from_secs(2),
         };
-        let opts = CheckOptions {
-            time_limit,
-            ..limited(engine)
-        };
+        let opts = limited(engine, time_limit);
         let r = match check(&model, &opts, &mut Silent) {
             Ok(r) => r,
             Err(qpor::EngineError::Internal(e)) => return Err(format!("{engine:?}: internal error: {e}")),
@@ -699,8 +709,7 @@ fn differential(input: &[u8]) -> Result<(), String> {
             Verdict::NoDeadlock => !truth.is_empty(),
             _ => !found.is_subset(&truth),
         };
-        let complete =
-            r.stopped.is_none() && matches!(engine, EngineChoice::Explicit | EngineChoice::Stubborn);
+        let complete = r.stopped.is_none() && matches!(engine, EngineName::Explicit | EngineName::Stubborn);
         if wrong || (complete && found != truth) {
             return Err(format!(
                 "{engine:?} answered {:?} with {found:?}; the oracle has {truth:?} on {spec:?}",

@@ -15,11 +15,13 @@ mod engine_support;
 use engine_support::{assert_qpor_agrees, check_general, check_qpor, dead_states, explicit_check};
 use net_support::{random_net, safe_net, NetSpec};
 use proptest::prelude::*;
+use qpor::engines::explicit::ExplicitOptions;
 use qpor::engines::qpor::AltMode;
+use qpor::engines::qpor::QporOptions;
 use qpor::net::{Decomposition, Net, NetSystem};
 use qpor::unfolding::prefix::{build_general, build_program, PrefixOptions};
 use qpor::unfolding::CutoffMode;
-use qpor::{CheckOptions, Report, Silent, Verdict};
+use qpor::{Report, Silent, Verdict};
 use std::time::Duration;
 
 const MODES: [AltMode; 4] = [
@@ -36,10 +38,10 @@ const BUDGET: Duration = Duration::from_secs(2);
 
 fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
     let sys = NetSystem::new(net, Decomposition::Places).unwrap();
-    let all = CheckOptions {
+    let all = ExplicitOptions {
         all: true,
         max_states: Some(400),
-        ..CheckOptions::default()
+        ..ExplicitOptions::default()
     };
     let oracle = explicit_check(&sys, &all, &mut Silent).unwrap();
     if oracle.stopped.is_some() {
@@ -48,15 +50,14 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
     let expected = dead_states(&oracle);
     for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
         for alt in MODES {
-            let opts = CheckOptions {
+            let opts = QporOptions {
                 all: true,
                 alt,
                 cutoff,
                 max_events: Some(20_000),
-                time_limit: Some(BUDGET),
-                ..CheckOptions::default()
+                ..QporOptions::default()
             };
-            let r = check_general(net, &opts, &mut Silent).unwrap();
+            let r = check_general(net, &opts, Some(BUDGET), &mut Silent).unwrap();
             if r.verdict == Verdict::Inconclusive || r.stopped.is_some() {
                 // Individual tokens multiply events on non-safe nets (k tokens, weight w:
                 // C(k, w) events per firing), and the optimal comb over their conflicts is
@@ -74,8 +75,8 @@ fn general_agrees_with_oracle(net: &Net, what: &str) -> Option<Report> {
                 return None;
             }
             assert_qpor_agrees(&r, &oracle, what, alt, cutoff);
-            let first = CheckOptions { all: false, ..opts };
-            let first = check_general(net, &first, &mut Silent).unwrap();
+            let first = QporOptions { all: false, ..opts };
+            let first = check_general(net, &first, Some(BUDGET), &mut Silent).unwrap();
             if first.stopped.is_none() {
                 assert_eq!(
                     first.verdict, oracle.verdict,
@@ -118,7 +119,7 @@ proptest! {
         // none of them the initial one.
         let states = oracle.stats.get("states").expect("the explicit engine counts states");
         prop_assert!(g.stats.events - g.stats.cutoffs < states, "{}: more non-cutoff events than markings", &what);
-        let all = CheckOptions { all: true, alt: AltMode::Optimal, ..CheckOptions::default() };
+        let all = QporOptions { all: true, alt: AltMode::Optimal, ..QporOptions::default() };
         let r = check_qpor(&sys, &all, &mut Silent).unwrap();
         prop_assert_eq!(dead_states(&r), dead_states(&oracle), "{}: program backend", &what);
     }
@@ -129,8 +130,8 @@ proptest! {
         let what = format!("{spec:?}");
         let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
         for alt in MODES {
-            let opts = CheckOptions { all: true, alt, cutoff: CutoffMode::None, ..CheckOptions::default() };
-            let g = check_general(&net, &opts, &mut Silent).unwrap();
+            let opts = QporOptions { all: true, alt, cutoff: CutoffMode::None, ..QporOptions::default() };
+            let g = check_general(&net, &opts, None, &mut Silent).unwrap();
             let p = check_qpor(&sys, &opts, &mut Silent).unwrap();
             prop_assert_eq!(
                 g.stats.get("max_configurations"),
@@ -170,7 +171,7 @@ fn the_general_backend_finds_the_deadlock_of_the_lock_net_and_says_so() {
         ],
     };
     let net = spec.build();
-    let r = check_general(&net, &CheckOptions::default(), &mut Silent).unwrap();
+    let r = check_general(&net, &QporOptions::default(), None, &mut Silent).unwrap();
     assert_eq!(r.verdict, Verdict::Deadlock);
     assert_eq!(r.witness().map(|w| w.steps.len()), Some(2));
     let settings: qpor::engines::qpor::QporSettings = r.settings.typed().expect("QPOR's settings");
@@ -335,12 +336,12 @@ fn erv_ties_cut_only_on_nets_proven_safe() {
         panic!("dph_4 is a net")
     };
     let events = |net: &Net, cutoff| {
-        let opts = CheckOptions {
+        let opts = QporOptions {
             all: true,
             cutoff,
-            ..CheckOptions::default()
+            ..QporOptions::default()
         };
-        let r = check_general(net, &opts, &mut Silent).unwrap();
+        let r = check_general(net, &opts, None, &mut Silent).unwrap();
         assert!(r.stopped.is_none());
         (
             r.stats.get("events").unwrap(),

@@ -11,9 +11,10 @@ mod engine_support;
 use engine_support::{check_qpor, dead_states, explore_within};
 use proptest::prelude::*;
 use qpor::engines::qpor::AltMode;
+use qpor::engines::qpor::QporOptions;
 use qpor::program::{parse, Program};
 use qpor::unfolding::CutoffMode;
-use qpor::{CheckOptions, FindingKind, Report, Silent};
+use qpor::{FindingKind, Report, Silent};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -201,11 +202,11 @@ fn folding_agrees(prog: &Program, what: &str, max_states: u64, traces: bool) -> 
     prop_assert!(folded.stats.get("states").unwrap() <= every.stats.get("states").unwrap());
     // QPOR on the folded system finds the unfolded system's dead states, and one fault
     // iff there is one.
-    let opts = CheckOptions {
+    let opts = QporOptions {
         all: true,
         alt: AltMode::Optimal,
         cutoff: CutoffMode::Erv,
-        ..CheckOptions::default()
+        ..QporOptions::default()
     };
     let por = check_qpor(&folded_sys, &opts, &mut Silent).unwrap();
     let (dead, faults) = outcome(&every);
@@ -228,11 +229,11 @@ fn folding_agrees(prog: &Program, what: &str, max_states: u64, traces: bool) -> 
 /// cells' trees when it looks for immediate conflicts; a conflict missed there would lose
 /// maximal configurations.
 fn traces_of(sys: &qpor::program::ProgramSystem<'_>) -> u64 {
-    let opts = CheckOptions {
+    let opts = QporOptions {
         all: true,
         alt: AltMode::Optimal,
         cutoff: CutoffMode::None,
-        ..CheckOptions::default()
+        ..QporOptions::default()
     };
     check_qpor(sys, &opts, &mut Silent)
         .unwrap()
@@ -430,11 +431,11 @@ fn shipped_programs_keep_every_dead_state_when_folded() {
         }
     }
     assert!(compared >= 20, "only {compared} programs compared");
-    let opts = CheckOptions {
+    let opts = QporOptions {
         all: true,
         alt: AltMode::Optimal,
         cutoff: CutoffMode::None,
-        ..CheckOptions::default()
+        ..QporOptions::default()
     };
     for (name, params) in engine_support::TABLE_1_SMALL {
         let model = engine_support::program(name, params);

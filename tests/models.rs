@@ -3,7 +3,7 @@
 //! and the third-party nets (published verdicts and reachable-marking counts).
 
 use qpor::net::Decomposition;
-use qpor::{check, CheckOptions, EngineChoice, FindingKind, Report, Silent, Verdict};
+use qpor::{check, CheckOptions, EngineChoice, FindingKind, Limits, Report, Silent, Verdict};
 use qpor::{load, LoadOptions};
 use qpor::{Model, SystemOptions};
 use std::collections::BTreeSet;
@@ -202,7 +202,10 @@ fn small_mcc_nets_match_published_verdicts() {
                     decomposition: Some(d),
                     ..SystemOptions::default()
                 },
-                max_states: Some(3_000_000),
+                limits: Limits {
+                    max_states: Some(3_000_000),
+                    ..Limits::default()
+                },
                 all: true,
                 ..CheckOptions::default()
             };

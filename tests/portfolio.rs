@@ -9,7 +9,9 @@ use net_support::random_net;
 use proptest::prelude::*;
 use qpor::engines::walk::{walk, WalkOptions};
 use qpor::net::{Decomposition, NetSystem};
-use qpor::{check, Budget, CheckOptions, EngineChoice, Model, RunEnd, Silent, Verdict};
+use qpor::{
+    check, Budget, CheckOptions, EngineChoice, Limits, Model, PortfolioChoice, RunEnd, Silent, Verdict,
+};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -26,8 +28,14 @@ proptest! {
         prop_assume!(oracle.stopped.is_none());
         let opts = CheckOptions {
             all,
-            jobs: Some(jobs),
-            max_events: Some(200_000),
+            engine: EngineChoice::Auto(PortfolioChoice {
+                jobs: Some(jobs),
+                ..PortfolioChoice::default()
+            }),
+            limits: Limits {
+                max_events: Some(200_000),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         let r = check(&Model::Net(net), &opts, &mut Silent).unwrap();
@@ -87,8 +95,14 @@ fn one_job_takes_turns_and_decides_the_shipped_nets() {
             .unwrap()
             .model;
         let opts = CheckOptions {
-            jobs: Some(1),
-            time_limit: Some(Duration::from_secs(3)),
+            engine: EngineChoice::Auto(PortfolioChoice {
+                jobs: Some(1),
+                ..PortfolioChoice::default()
+            }),
+            limits: Limits {
+                time_limit: Some(Duration::from_secs(3)),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         let r = check(&model, &opts, &mut Silent).unwrap();
@@ -110,8 +124,7 @@ fn the_walk_is_repeatable_from_its_seed() {
     )
     .unwrap();
     let opts = CheckOptions {
-        engine: EngineChoice::Walk,
-        seed: 7,
+        engine: EngineChoice::Walk { seed: 7 },
         ..CheckOptions::default()
     };
     let a = check(&model.model, &opts, &mut Silent).unwrap();
@@ -131,7 +144,7 @@ fn the_one_safe_view_finds_two_tokens_on_a_place() {
         let model = qpor::load(std::path::Path::new(file), &Default::default())
             .unwrap()
             .model;
-        for engine in [EngineChoice::Auto, EngineChoice::Explicit] {
+        for engine in [EngineChoice::default(), EngineChoice::Explicit] {
             let opts = CheckOptions {
                 engine,
                 question: qpor::Question::OneSafe,

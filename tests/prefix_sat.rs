@@ -12,7 +12,10 @@ use net_support::{random_net, safe_net, NetSpec};
 use proptest::prelude::*;
 use qpor::net::{Decomposition, Net, NetSystem};
 use qpor::unfolding::Backend;
-use qpor::{check, load, CheckOptions, EngineChoice, LoadOptions, Model, Report, Silent, Verdict};
+use qpor::{
+    check, load, CheckOptions, EngineChoice, Limits, LoadOptions, Model, Report, Silent, UnfoldingChoice,
+    Verdict,
+};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -30,10 +33,17 @@ const MAX_EVENTS: u64 = 5_000;
 
 fn prefix_sat(model: &Model, all: bool, unfolding: Backend) -> Report {
     let opts = CheckOptions {
-        engine: EngineChoice::PrefixSat,
+        engine: EngineChoice::PrefixSat {
+            unfolding: UnfoldingChoice {
+                backend: unfolding,
+                ..UnfoldingChoice::default()
+            },
+        },
         all,
-        unfolding,
-        max_events: Some(MAX_EVENTS),
+        limits: Limits {
+            max_events: Some(MAX_EVENTS),
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
     check(model, &opts, &mut Silent).expect("prefix-sat runs and its witnesses replay")

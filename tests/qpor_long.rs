@@ -3,10 +3,11 @@
 //! small stack, so a recursion whose depth follows the length of C (exploring, dropping a
 //! history) overflows it and fails the test.
 
+use qpor::engines::qpor::QporOptions;
 use qpor::program::parse;
 use qpor::unfolding::CutoffMode;
 use qpor::Model;
-use qpor::{Budget, CheckOptions, Engine, FindingKind, Report, Silent, Verdict};
+use qpor::{Budget, Engine, FindingKind, Report, Silent, Verdict};
 
 /// 256 KiB: a few thousand frames at most, far fewer than the configurations below.
 const SMALL_STACK: usize = 256 * 1024;
@@ -18,12 +19,11 @@ fn program(text: &str, defines: &[(&str, i64)]) -> Model {
     Model::Program(Box::new(p))
 }
 
-fn check_on_small_stack(model: Model, opts: CheckOptions) -> Report {
+fn check_on_small_stack(model: Model, qpor: QporOptions) -> Report {
     std::thread::Builder::new()
         .stack_size(SMALL_STACK)
         .spawn(move || {
             // The engine itself, on this thread: the dispatcher would run it on its own.
-            let qpor = opts.qpor();
             let report = qpor
                 .run(
                     qpor::Question::Deadlock,
@@ -58,10 +58,10 @@ fn deadlocks_after_long_runs_are_found_on_a_small_stack() {
     // main takes it after the last one, both processes finish).
     let report = check_on_small_stack(
         program(DEEP_DEADLOCK, &[("N", 3)]),
-        CheckOptions {
+        QporOptions {
             cutoff: CutoffMode::None,
             all: true,
-            ..CheckOptions::default()
+            ..QporOptions::default()
         },
     );
     assert_eq!(report.verdict, Verdict::Deadlock);
@@ -72,9 +72,9 @@ fn deadlocks_after_long_runs_are_found_on_a_small_stack() {
     let n = 50_000;
     let report = check_on_small_stack(
         program(DEEP_DEADLOCK, &[("N", n)]),
-        CheckOptions {
+        QporOptions {
             cutoff: CutoffMode::None,
-            ..CheckOptions::default()
+            ..QporOptions::default()
         },
     );
     assert_eq!(report.verdict, Verdict::Deadlock);
@@ -103,10 +103,10 @@ init main;
     let limit = 200_000;
     let report = check_on_small_stack(
         model,
-        CheckOptions {
+        QporOptions {
             cutoff: CutoffMode::None,
             max_events: Some(limit),
-            ..CheckOptions::default()
+            ..QporOptions::default()
         },
     );
     assert_eq!(report.verdict, Verdict::Inconclusive);

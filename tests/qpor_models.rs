@@ -8,9 +8,20 @@ use engine_support::{dead_states, ALL_MODES};
 use qpor::engines::qpor::AltMode;
 use qpor::unfolding::{Backend, CutoffMode};
 use qpor::Model;
-use qpor::{check, CheckOptions, EngineChoice, Report, Silent, Verdict};
+use qpor::{
+    check, CheckOptions, EngineChoice, Limits, PortfolioChoice, QporChoice, Report, Silent, UnfoldingChoice,
+    Verdict,
+};
 use qpor::{load, LoadOptions};
 use std::path::Path;
+
+/// The default unfolding with `cutoff`.
+fn with_cutoff(cutoff: CutoffMode) -> UnfoldingChoice {
+    UnfoldingChoice {
+        cutoff,
+        ..UnfoldingChoice::default()
+    }
+}
 
 /// The model at `path` and the oracle's report on it (every dead state).
 fn load_with_oracle(path: &str) -> (Model, Report) {
@@ -41,10 +52,12 @@ fn agree(path: &str, modes: &[AltMode]) {
     for cutoff in cutoffs {
         for &alt in modes {
             let opts = CheckOptions {
-                engine: EngineChoice::Qpor,
+                engine: EngineChoice::Qpor(QporChoice {
+                    alt,
+                    unfolding: with_cutoff(cutoff),
+                    ..QporChoice::default()
+                }),
                 all: true,
-                alt,
-                cutoff,
                 ..CheckOptions::default()
             };
             let r = check(&model, &opts, &mut Silent).unwrap();
@@ -56,8 +69,11 @@ fn agree(path: &str, modes: &[AltMode]) {
             let first = check(
                 &model,
                 &CheckOptions {
-                    alt,
-                    cutoff,
+                    engine: EngineChoice::Auto(PortfolioChoice {
+                        alt,
+                        unfolding: with_cutoff(cutoff),
+                        ..PortfolioChoice::default()
+                    }),
                     ..CheckOptions::default()
                 },
                 &mut Silent,
@@ -139,12 +155,17 @@ fn distance_cutoffs_cut_where_causal_ones_cannot() {
     let (model, oracle) = load_with_oracle(path);
     let run = |cutoff| {
         let opts = CheckOptions {
-            engine: EngineChoice::Qpor,
+            engine: EngineChoice::Qpor(QporChoice {
+                alt: AltMode::Optimal,
+                unfolding: with_cutoff(cutoff),
+                threads: Some(1),
+                ..QporChoice::default()
+            }),
             all: true,
-            alt: AltMode::Optimal,
-            cutoff,
-            max_events: Some(50_000),
-            threads: Some(1),
+            limits: Limits {
+                max_events: Some(50_000),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         check(&model, &opts, &mut Silent).unwrap()

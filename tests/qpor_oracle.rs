@@ -18,21 +18,23 @@ use engine_support::{
 };
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
+use qpor::engines::explicit::ExplicitOptions;
 use qpor::engines::qpor::AltMode;
+use qpor::engines::qpor::QporOptions;
 use qpor::net::{Decomposition, Net, NetSystem, TransId};
 use qpor::unfolding::prefix::{build_program, PrefixOptions};
 use qpor::unfolding::CutoffMode;
 use qpor::{ActionId, CompId, Local, ModelError, Step, System, TouchSet};
-use qpor::{CheckOptions, Report, Silent, Verdict};
+use qpor::{Report, Silent, Verdict};
 use std::collections::{HashMap, HashSet};
 
 /// Runs the explicit oracle and every QPOR configuration on `sys`; returns the explicit
 /// report, or None when the oracle did not finish (unbounded model).
 fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option<Report> {
-    let all = CheckOptions {
+    let all = ExplicitOptions {
         all: true,
         max_states: Some(5_000),
-        ..CheckOptions::default()
+        ..ExplicitOptions::default()
     };
     let oracle = explicit_check(sys, &all, &mut Silent).unwrap();
     if oracle.stopped.is_some() {
@@ -63,13 +65,13 @@ fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option
             20_000
         };
         for alt in ALL_MODES {
-            let opts = CheckOptions {
+            let opts = QporOptions {
                 all: true,
                 alt,
                 cutoff,
                 max_events: Some(budget),
                 distance_states,
-                ..CheckOptions::default()
+                ..QporOptions::default()
             };
             let r = check_qpor(sys, &opts, &mut Silent).unwrap();
             if r.stopped.is_some() {
@@ -105,7 +107,7 @@ fn compare_with_oracle<S: System + Sync + ?Sized>(sys: &S, what: &str) -> Option
             assert_qpor_agrees(&r, &oracle, what, alt, cutoff);
             // Without --all, the verdict is the same and a deadlock comes with a witness
             // that replays to a dead state.
-            let first_opts = CheckOptions { all: false, ..opts };
+            let first_opts = QporOptions { all: false, ..opts };
             let first = check_qpor(sys, &first_opts, &mut Silent).unwrap();
             if first.stopped.is_some() && first.verdict == Verdict::Inconclusive {
                 continue;
@@ -172,11 +174,11 @@ fn check_trace_counts<S: System + Sync + ?Sized>(sys: &S, what: &str) {
         return;
     };
     for alt in ALL_MODES {
-        let opts = CheckOptions {
+        let opts = QporOptions {
             all: true,
             alt,
             cutoff: CutoffMode::None,
-            ..CheckOptions::default()
+            ..QporOptions::default()
         };
         let r = check_qpor(sys, &opts, &mut Silent).unwrap();
         assert_eq!(
@@ -374,10 +376,10 @@ fn a_net_with_an_isolated_transition_is_never_dead() {
     let _ = TransId(0);
     let r = check_qpor(
         &sys,
-        &CheckOptions {
+        &QporOptions {
             all: true,
             max_events: Some(1000),
-            ..CheckOptions::default()
+            ..QporOptions::default()
         },
         &mut Silent,
     )
@@ -405,25 +407,26 @@ fn regression_mcmillan_outgrows_the_event_budget_on_a_weighted_net() {
     };
     let net = spec.build();
     let sys = NetSystem::new(&net, Decomposition::Places).unwrap();
-    let all = CheckOptions {
+    let all = ExplicitOptions {
         all: true,
-        ..CheckOptions::default()
+        ..ExplicitOptions::default()
     };
     let oracle = explicit_check(&sys, &all, &mut Silent).unwrap();
     assert_eq!(oracle.findings.len(), 7);
-    let k1 = CheckOptions {
+    let k1 = QporOptions {
+        all: true,
         alt: AltMode::KPartial(1),
-        ..all.clone()
+        ..QporOptions::default()
     };
     let erv = check_qpor(&sys, &k1, &mut Silent).unwrap();
     assert!(erv.stopped.is_none());
     assert_eq!(dead_states(&erv), dead_states(&oracle));
-    let budget = CheckOptions {
+    let budget = QporOptions {
         all: true,
         alt: AltMode::KPartial(1),
         cutoff: CutoffMode::McMillan,
         max_events: Some(1_000),
-        ..CheckOptions::default()
+        ..QporOptions::default()
     };
     let r = check_qpor(&sys, &budget, &mut Silent).unwrap();
     assert!(r.stopped.is_some(), "1 000 events cannot be enough");

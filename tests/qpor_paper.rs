@@ -4,7 +4,7 @@
 
 use qpor::engines::qpor::AltMode;
 use qpor::unfolding::CutoffMode;
-use qpor::{check, CheckOptions, EngineChoice, Report, Silent, Verdict};
+use qpor::{check, CheckOptions, EngineChoice, QporChoice, Report, Silent, UnfoldingChoice, Verdict};
 use qpor::{load, LoadOptions};
 use std::path::Path;
 
@@ -16,12 +16,17 @@ fn run(model: &str, params: &[(&str, i64)], alt: AltMode) -> Report {
     let loaded =
         load(Path::new(&format!("models/proc/{model}.proc")), &opts).unwrap_or_else(|e| panic!("{e}"));
     let copts = CheckOptions {
-        engine: EngineChoice::Qpor,
+        engine: EngineChoice::Qpor(QporChoice {
+            alt,
+            unfolding: UnfoldingChoice {
+                cutoff: CutoffMode::None,
+                ..UnfoldingChoice::default()
+            },
+            // Algorithm 1's own tree: the paper's SSB claims are about it.
+            single_tree: true,
+            ..QporChoice::default()
+        }),
         all: true,
-        alt,
-        cutoff: CutoffMode::None,
-        // Algorithm 1's own tree: the paper's SSB claims are about it.
-        single_tree: true,
         ..CheckOptions::default()
     };
     let r = check(&loaded.model, &copts, &mut Silent).unwrap();

@@ -1,4 +1,5 @@
-use qpor::{CheckOptions, FindingKind, Silent, Verdict};
+use qpor::engines::qpor::QporOptions;
+use qpor::{FindingKind, Silent, Verdict};
 mod engine_support;
 mod philosophers;
 use engine_support::check_qpor;
@@ -20,11 +21,11 @@ fn smoke() {
                 AltMode::Sdpor,
             ] {
                 for cutoff in [CutoffMode::Erv, CutoffMode::McMillan] {
-                    let opts = CheckOptions {
+                    let opts = QporOptions {
                         all: true,
                         alt,
                         cutoff,
-                        ..CheckOptions::default()
+                        ..QporOptions::default()
                     };
                     let r = check_qpor(&sys, &opts, &mut Silent).unwrap();
                     eprintln!(

@@ -8,9 +8,10 @@ mod engine_support;
 use engine_support::{explicit_check, explore_within};
 use net_support::{random_net, NetSpec};
 use proptest::prelude::*;
+use qpor::engines::explicit::ExplicitOptions;
 use qpor::engines::stubborn::{search_net, SearchOrder, StubbornOptions};
 use qpor::net::{Decomposition, Net, NetSystem, PlaceId, TransId};
-use qpor::{check, Budget, CheckOptions, EngineChoice, Model, Report, Silent, Verdict};
+use qpor::{check, Budget, CheckOptions, EngineChoice, EngineName, Limits, Model, Report, Silent, Verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -44,7 +45,7 @@ fn agrees_with_the_oracle(net: &Net) -> Result<(), TestCaseError> {
     let sys = NetSystem::new(net, Decomposition::Places).unwrap();
     let oracle = explore_within(&sys, true, Some(5_000));
     prop_assume!(oracle.stopped.is_none());
-    let first = explicit_check(&sys, &CheckOptions::default(), &mut Silent).unwrap();
+    let first = explicit_check(&sys, &ExplicitOptions::default(), &mut Silent).unwrap();
     for order in [SearchOrder::Depth, SearchOrder::Breadth, SearchOrder::Best] {
         let all = stubborn(&sys, true, order);
         prop_assert_eq!(all.stopped, None);
@@ -135,7 +136,7 @@ fn check_runs_the_stubborn_engine_and_replays_its_witness() {
         .unwrap()
         .model;
     let opts = CheckOptions {
-        engine: EngineChoice::Stubborn,
+        engine: EngineName::Stubborn.with_defaults(),
         ..CheckOptions::default()
     };
     let r = check(&model, &opts, &mut Silent).unwrap();
@@ -178,16 +179,12 @@ fn check_finds_a_fault_in_a_program_and_refuses_the_one_safe_view() {
         init main;\n";
     let (prog, _) = qpor::program::parse(text, "race.proc", &[]).unwrap();
     let model = Model::Program(Box::new(prog));
-    let opts = CheckOptions {
-        engine: EngineChoice::Stubborn,
-        ..CheckOptions::default()
-    };
     for order in [SearchOrder::Depth, SearchOrder::Breadth, SearchOrder::Best] {
         let r = check(
             &model,
             &CheckOptions {
-                order,
-                ..opts.clone()
+                engine: EngineChoice::Stubborn { order },
+                ..CheckOptions::default()
             },
             &mut Silent,
         )
@@ -200,8 +197,11 @@ fn check_finds_a_fault_in_a_program_and_refuses_the_one_safe_view() {
     let net = qpor::load(Path::new("models/nets/philosophers-5.pnml"), &Default::default())
         .unwrap()
         .model;
-    let mut watch = opts;
-    watch.question = qpor::Question::OneSafe;
+    let watch = CheckOptions {
+        engine: EngineName::Stubborn.with_defaults(),
+        question: qpor::Question::OneSafe,
+        ..CheckOptions::default()
+    };
     let e = check(&net, &watch, &mut Silent).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -219,8 +219,11 @@ fn the_state_limit_stops_the_search() {
     .unwrap()
     .model;
     let opts = CheckOptions {
-        engine: EngineChoice::Stubborn,
-        max_states: Some(50),
+        engine: EngineName::Stubborn.with_defaults(),
+        limits: Limits {
+            max_states: Some(50),
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
     let r = check(&model, &opts, &mut Silent).unwrap();

@@ -65,8 +65,8 @@ pub(crate) fn run(
     planned: &Planned,
     observer: &mut dyn Observer,
 ) -> RunResult {
-    let started = opts.started.unwrap_or_else(Instant::now);
-    let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
+    let started = opts.limits.started.unwrap_or_else(Instant::now);
+    let deadline = opts.limits.time_limit.and_then(|l| started.checked_add(l));
     let token = CancelToken::default();
     let (tx, rx) = mpsc::channel();
     let mut slots: Vec<Slot> = planned.members.iter().map(|_| Slot::Waiting).collect();
@@ -82,7 +82,7 @@ pub(crate) fn run(
                     break;
                 }
                 if matches!(slots[i], Slot::Waiting) {
-                    spawn(i, member, model, deadline, opts.time_limit, &token, &tx);
+                    spawn(i, member, model, deadline, opts.limits.time_limit, &token, &tx);
                     slots[i] = Slot::Running;
                     free -= 1;
                 }
@@ -113,12 +113,17 @@ pub(crate) fn run(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => unreachable!("the waiting thread holds a sender"),
         }
-        if let Some(mb) = opts.max_memory_mb {
+        if let Some(mb) = opts.limits.max_memory_mb {
             if current_rss_bytes() > mb.saturating_mul(1 << 20) {
                 token.stop(StopReason::MemoryLimit(mb));
             }
         }
-        if opts.interrupt.as_ref().is_some_and(CancelToken::is_cancelled) {
+        if opts
+            .limits
+            .interrupt
+            .as_ref()
+            .is_some_and(CancelToken::is_cancelled)
+        {
             token.stop(StopReason::Interrupted);
         }
         if token.is_cancelled() {
@@ -132,7 +137,7 @@ pub(crate) fn run(
         .or_else(|| {
             deadline
                 .filter(|d| Instant::now() >= *d)
-                .map(|_| Budget::until(deadline, opts.time_limit).time_limit_reached())
+                .map(|_| Budget::until(deadline, opts.limits.time_limit).time_limit_reached())
         });
     if !planned.portfolio {
         return single_report(planned, slots, overall_stop, started);

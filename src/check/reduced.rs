@@ -17,7 +17,7 @@ use std::time::Instant;
 /// deadlock exists, not every dead marking) nor for the OneSafe view (which asks about
 /// markings that are not dead).
 pub(super) fn applies<'m>(model: &'m Model, opts: &CheckOptions) -> Option<&'m Net> {
-    let asked = opts.reduce.unwrap_or(opts.engine.reduces_by_default());
+    let asked = opts.reduce.unwrap_or(opts.engine.name().reduces_by_default());
     match model {
         Model::Net(net) if asked && !opts.all && opts.question == Question::Deadlock => Some(net),
         _ => None,
@@ -29,9 +29,9 @@ pub(super) fn applies<'m>(model: &'m Model, opts: &CheckOptions) -> Option<&'m N
 /// on `model`.
 pub(super) fn check(model: &Model, net: &Net, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
     let mut opts = opts.clone();
-    let started = *opts.started.get_or_insert_with(Instant::now);
-    let deadline = opts.time_limit.and_then(|l| started.checked_add(l));
-    let reduction = reduce(net, &Budget::until(deadline, opts.time_limit));
+    let started = *opts.limits.started.get_or_insert_with(Instant::now);
+    let deadline = opts.limits.time_limit.and_then(|l| started.checked_add(l));
+    let reduction = reduce(net, &Budget::until(deadline, opts.limits.time_limit));
     let inner = CheckOptions {
         reduce: Some(false),
         // The states along a witness are those of the original net, listed below.

@@ -5,7 +5,7 @@
 //! that chose them — are written once, in docs/engines.md#the-auto-schedule; this module
 //! carries them out, and its constants name the slices that page gives.
 
-use super::{CheckOptions, EngineChoice};
+use super::{CheckOptions, EngineChoice, EngineName, PortfolioChoice};
 use crate::stubborn::SearchOrder;
 use crate::system::model::{Model, ModelKind};
 use std::time::Duration;
@@ -77,7 +77,7 @@ impl Shape {
 #[derive(Clone, Debug)]
 pub(crate) struct Member {
     /// The engine.
-    pub choice: EngineChoice,
+    pub choice: EngineName,
     /// The options it runs with (the user's, adjusted by the schedule).
     pub options: CheckOptions,
     /// How long it may run once started (`None`: until the check's deadline).
@@ -88,7 +88,7 @@ impl Member {
     /// The engine's name in the portfolio's report: the stubborn search runs twice on
     /// nets, and the second says which it is.
     pub(crate) fn name(&self) -> &'static str {
-        if self.choice == EngineChoice::Stubborn && self.options.order == SearchOrder::Best {
+        if self.choice == EngineName::Stubborn && self.options.engine.order() == SearchOrder::Best {
             "stubborn-best"
         } else {
             self.choice.name()
@@ -110,39 +110,39 @@ pub(crate) struct Planned {
 /// The schedule for a check with `opts` of a model of `shape`: one engine when `opts` names
 /// one, else the portfolio of the module comment.
 pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
-    if opts.engine != EngineChoice::Auto {
+    let EngineChoice::Auto(portfolio) = opts.engine else {
         return Planned {
             members: vec![Member {
-                choice: opts.engine,
+                choice: opts.engine.name(),
                 options: opts.clone(),
                 slice: None,
             }],
             jobs: 1,
             portfolio: false,
         };
-    }
-    let jobs = opts.jobs.unwrap_or_else(super::cores).max(1);
+    };
+    let jobs = portfolio.jobs.unwrap_or_else(super::cores).max(1);
     // The engines in starting order, each with whether it is the best-first stubborn
     // search; each runs only where it answers the question on this kind of model.
     let mut choices = vec![
-        (EngineChoice::Walk, false),
+        (EngineName::Walk, false),
         // The state equation proves deadlock freedom of nets.
-        (EngineChoice::Lp, false),
+        (EngineName::Lp, false),
         // The stubborn search's states are a subset of the explicit one's, and every
         // dead state is among them.
-        (EngineChoice::Stubborn, false),
+        (EngineName::Stubborn, false),
     ];
     // Best first changes only how soon the first deadlock is met: `--all` explores
     // everything either way; programs keep depth first.
-    if shape != Shape::Program && opts.order != SearchOrder::Best && !opts.all {
-        choices.push((EngineChoice::Stubborn, true));
+    if shape != Shape::Program && portfolio.order != SearchOrder::Best && !opts.all {
+        choices.push((EngineName::Stubborn, true));
     }
     // Complete prefixes are rarely small for nets with a condition per token.
     if shape == Shape::UnitNet {
-        choices.push((EngineChoice::PrefixSat, false));
+        choices.push((EngineName::PrefixSat, false));
     }
-    choices.push((EngineChoice::Qpor, false));
-    choices.push((EngineChoice::Explicit, false));
+    choices.push((EngineName::Qpor, false));
+    choices.push((EngineName::Explicit, false));
     let kind = shape.kind();
     choices.retain(|&(choice, _)| {
         opts.build_engine(choice)
@@ -150,38 +150,38 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
     });
     // `--all` asks for every dead state, which only a complete exploration lists.
     if opts.all {
-        choices.retain(|&(c, _)| c != EngineChoice::Walk);
+        choices.retain(|&(c, _)| c != EngineName::Walk);
     }
-    let has = |choice: EngineChoice, best: bool| choices.contains(&(choice, best));
+    let has = |choice: EngineName, best: bool| choices.contains(&(choice, best));
     let slice = |present: bool, share: f64, unlimited: Duration| {
-        present.then(|| match opts.time_limit {
+        present.then(|| match opts.limits.time_limit {
             Some(limit) => limit.mul_f64(share),
             None => unlimited,
         })
     };
     // Without a time limit the walk always gets a slice: it would never end on its own.
     let walk_slice = slice(
-        has(EngineChoice::Walk, false) && (jobs < choices.len() || opts.time_limit.is_none()),
+        has(EngineName::Walk, false) && (jobs < choices.len() || opts.limits.time_limit.is_none()),
         WALK_SLICE_SHARE,
         WALK_SLICE_UNLIMITED,
     );
-    let lp_slice = slice(has(EngineChoice::Lp, false), LP_SLICE_SHARE, LP_SLICE_UNLIMITED);
+    let lp_slice = slice(has(EngineName::Lp, false), LP_SLICE_SHARE, LP_SLICE_UNLIMITED);
     let best_first_slice = slice(
-        has(EngineChoice::Stubborn, true),
+        has(EngineName::Stubborn, true),
         BEST_FIRST_SLICE_SHARE,
         BEST_FIRST_SLICE_UNLIMITED,
     );
     let prefix_sat_slice = slice(
-        has(EngineChoice::PrefixSat, false),
+        has(EngineName::PrefixSat, false),
         PREFIX_SAT_SLICE_SHARE,
         PREFIX_SAT_SLICE_UNLIMITED,
     );
     // With one job, the first search after the walk and the state equation gets half of
     // what remains once the sliced engines had theirs.
     let first_search = choices.iter().position(|&(c, best)| {
-        !best && !matches!(c, EngineChoice::Walk | EngineChoice::Lp | EngineChoice::PrefixSat)
+        !best && !matches!(c, EngineName::Walk | EngineName::Lp | EngineName::PrefixSat)
     });
-    let first_slice = match (jobs, opts.time_limit) {
+    let first_slice = match (jobs, opts.limits.time_limit) {
         (1, Some(limit)) => Some(
             [walk_slice, lp_slice, best_first_slice, prefix_sat_slice]
                 .into_iter()
@@ -198,7 +198,10 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
             choice,
             options: if best {
                 CheckOptions {
-                    order: SearchOrder::Best,
+                    engine: EngineChoice::Auto(PortfolioChoice {
+                        order: SearchOrder::Best,
+                        ..portfolio
+                    }),
                     ..opts.clone()
                 }
             } else {
@@ -206,9 +209,9 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
             },
             slice: match choice {
                 _ if best => best_first_slice,
-                EngineChoice::Walk => walk_slice,
-                EngineChoice::Lp => lp_slice,
-                EngineChoice::PrefixSat => prefix_sat_slice,
+                EngineName::Walk => walk_slice,
+                EngineName::Lp => lp_slice,
+                EngineName::PrefixSat => prefix_sat_slice,
                 _ if Some(i) == first_search => first_slice,
                 _ => None,
             },
@@ -234,18 +237,24 @@ mod tests {
         let p = plan(&opts, Shape::Net);
         assert!(!p.portfolio);
         assert_eq!(p.members.len(), 1);
-        assert_eq!(p.members[0].choice, EngineChoice::Explicit);
+        assert_eq!(p.members[0].choice, EngineName::Explicit);
     }
 
     #[test]
     fn the_walk_gets_a_slice_only_when_it_shares_cores() {
         let opts = |jobs| CheckOptions {
-            jobs: Some(jobs),
-            time_limit: Some(Duration::from_secs(10)),
+            engine: EngineChoice::Auto(PortfolioChoice {
+                jobs: Some(jobs),
+                ..PortfolioChoice::default()
+            }),
+            limits: crate::check::Limits {
+                time_limit: Some(Duration::from_secs(10)),
+                ..Default::default()
+            },
             ..CheckOptions::default()
         };
         let two = plan(&opts(2), Shape::Program);
-        assert_eq!(two.members[0].choice, EngineChoice::Walk);
+        assert_eq!(two.members[0].choice, EngineName::Walk);
         assert_eq!(two.members[0].slice, Some(Duration::from_secs(1)));
         assert_eq!(two.members[1].slice, None);
         let one = plan(&opts(1), Shape::Program);
@@ -258,18 +267,18 @@ mod tests {
         let lp = usize::from(cfg!(feature = "lp"));
         let one = plan(&opts(1), Shape::Net);
         if lp == 1 {
-            assert_eq!(one.members[1].choice, EngineChoice::Lp);
+            assert_eq!(one.members[1].choice, EngineName::Lp);
             assert_eq!(one.members[1].slice, Some(Duration::from_secs(2)));
         }
         let shared = if lp == 1 { 2500 } else { 3500 };
         assert_eq!(one.members[1 + lp].slice, Some(Duration::from_millis(shared)));
         assert_eq!(one.members[2 + lp].name(), "stubborn-best");
-        assert_eq!(one.members[2 + lp].options.order, SearchOrder::Best);
+        assert_eq!(one.members[2 + lp].options.engine.order(), SearchOrder::Best);
         assert_eq!(one.members[2 + lp].slice, Some(Duration::from_secs(2)));
-        assert_eq!(one.members[1 + lp].options.order, SearchOrder::Depth);
+        assert_eq!(one.members[1 + lp].options.engine.order(), SearchOrder::Depth);
         // On a net like a safe one, prefix-sat's slice too.
         let one = plan(&opts(1), Shape::UnitNet);
-        assert_eq!(one.members[3 + lp].choice, EngineChoice::PrefixSat);
+        assert_eq!(one.members[3 + lp].choice, EngineName::PrefixSat);
         assert_eq!(one.members[3 + lp].slice, Some(Duration::from_secs(3)));
         let shared = if lp == 1 { 1000 } else { 2000 };
         assert_eq!(one.members[1 + lp].slice, Some(Duration::from_millis(shared)));
@@ -278,7 +287,10 @@ mod tests {
     #[test]
     fn the_stubborn_search_comes_first_after_the_walk() {
         let opts = CheckOptions {
-            jobs: Some(2),
+            engine: EngineChoice::Auto(PortfolioChoice {
+                jobs: Some(2),
+                ..PortfolioChoice::default()
+            }),
             ..CheckOptions::default()
         };
         let names = |p: Planned| p.members.iter().map(Member::name).collect::<Vec<_>>();
@@ -313,7 +325,11 @@ mod tests {
         // Asked for best first, the one stubborn search is; `--all` explores everything
         // either way.
         let best = CheckOptions {
-            order: SearchOrder::Best,
+            engine: EngineChoice::Auto(PortfolioChoice {
+                jobs: Some(2),
+                order: SearchOrder::Best,
+                ..PortfolioChoice::default()
+            }),
             ..opts.clone()
         };
         assert_eq!(

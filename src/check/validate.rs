@@ -2,11 +2,8 @@
 //! prints these errors as they are, and a library caller gets the same ones instead of
 //! options silently ignored or overridden.
 
-use super::{CheckOptions, EngineChoice};
-use crate::qpor::AltMode;
-use crate::stubborn::SearchOrder;
+use super::{CheckOptions, EngineChoice, EngineName, QporChoice};
 use crate::unfold::cutoff::CutoffMode;
-use crate::unfold::Backend;
 use std::fmt;
 
 /// Options that contradict each other or that the chosen engine would ignore; the message
@@ -32,8 +29,8 @@ impl From<String> for OptionsError {
 }
 
 /// The engines each engine-specific option applies to (`auto` runs them all).
-pub const OPTION_ENGINES: [(&str, &[EngineChoice]); 14] = {
-    use EngineChoice::{Auto, Explicit, PrefixSat, Qpor, Stubborn, Walk};
+pub const OPTION_ENGINES: [(&str, &[EngineName]); 14] = {
+    use EngineName::{Auto, Explicit, PrefixSat, Qpor, Stubborn, Walk};
     [
         ("-k", &[Auto, Qpor]),
         ("--optimal", &[Auto, Qpor]),
@@ -53,7 +50,7 @@ pub const OPTION_ENGINES: [(&str, &[EngineChoice]); 14] = {
 };
 
 /// Whether `option` (one of [`OPTION_ENGINES`]) applies to `engine`.
-pub fn applies_to(option: &str, engine: EngineChoice) -> bool {
+pub fn applies_to(option: &str, engine: EngineName) -> bool {
     OPTION_ENGINES
         .iter()
         .find(|(name, _)| *name == option)
@@ -61,7 +58,7 @@ pub fn applies_to(option: &str, engine: EngineChoice) -> bool {
 }
 
 /// The refusal of `option` given to `engine`, which ignores it.
-pub fn ignored_option(option: &str, engine: EngineChoice) -> OptionsError {
+pub fn ignored_option(option: &str, engine: EngineName) -> OptionsError {
     let engines = OPTION_ENGINES
         .iter()
         .find(|(name, _)| *name == option)
@@ -69,13 +66,13 @@ pub fn ignored_option(option: &str, engine: EngineChoice) -> OptionsError {
     let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
     // The two size limits are each other's counterpart: say which one this engine takes.
     let instead = match (option, engine) {
-        ("--max-states", EngineChoice::Qpor | EngineChoice::PrefixSat) => {
+        ("--max-states", EngineName::Qpor | EngineName::PrefixSat) => {
             " (it stores no states: use --max-events)"
         }
-        ("--max-events", EngineChoice::Explicit | EngineChoice::Stubborn) => {
+        ("--max-events", EngineName::Explicit | EngineName::Stubborn) => {
             " (it creates no events: use --max-states)"
         }
-        ("--jobs", EngineChoice::Qpor) => " (engines at once; its exploration's threads: use --threads)",
+        ("--jobs", EngineName::Qpor) => " (engines at once; its exploration's threads: use --threads)",
         _ => "",
     };
     OptionsError {
@@ -96,65 +93,83 @@ pub fn split_refusal(option: &str, cutoff: CutoffMode) -> Option<OptionsError> {
         .map(|message| OptionsError { message })
 }
 
+/// The refusal of QPOR's options that a distributed run (`--distributed`) cannot take:
+/// each process explores on one thread, and the single tree on one process.
+pub fn distributed_refusal(qpor: &QporChoice) -> Option<OptionsError> {
+    if qpor.single_tree {
+        return Some(
+            "--single-tree with --distributed: the single tree is explored by one process"
+                .to_string()
+                .into(),
+        );
+    }
+    qpor.threads.map(|_| {
+        "--threads with --distributed: each process explores on one thread; start more processes (mpirun -np N)"
+            .to_string()
+            .into()
+    })
+}
+
+/// The refusal of `--distance-states` without `--cutoff distance`, whose table it sizes.
+fn distance_refusal(distance_states: Option<usize>, cutoff: CutoffMode) -> Result<(), OptionsError> {
+    if distance_states.is_some() && cutoff != CutoffMode::Distance {
+        return Err(
+            "--distance-states sizes the table of --cutoff distance; give --cutoff distance"
+                .to_string()
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 impl CheckOptions {
-    /// Refuses options that contradict each other or that the chosen engine would
-    /// ignore: an option is taken as given when it differs from its default.
+    /// Refuses what still contradicts once each engine carries its own options: a limit
+    /// the chosen engine does not count, zero engines or threads, a table without its
+    /// cutoffs, threads whose cutoffs they cannot share, a complete prefix without
+    /// adequate cutoffs, and a shortest witness for every finding.
     pub fn validate(&self) -> Result<(), OptionsError> {
-        let engine = self.engine;
-        let defaults = CheckOptions::default();
-        let given = [
-            (
-                "-k",
-                matches!(self.alt, AltMode::KPartial(_)) && self.alt != defaults.alt,
-            ),
-            ("--optimal", self.alt == AltMode::Optimal),
-            ("--sdpor", self.alt == AltMode::Sdpor),
-            ("--cutoff", self.cutoff != defaults.cutoff),
-            ("--max-events", self.max_events.is_some()),
-            ("--unfolding", self.unfolding != Backend::Auto),
-            ("--distance-states", self.distance_states.is_some()),
-            ("--single-tree", self.single_tree),
-            ("--jobs", self.jobs.is_some()),
-            ("--threads", self.threads.is_some()),
-            ("--max-states", self.max_states.is_some()),
-            ("--order", self.order != SearchOrder::Depth),
-            ("--seed", self.seed != 0),
+        let name = self.engine.name();
+        let limits = [
+            ("--max-states", self.limits.max_states.is_some()),
+            ("--max-events", self.limits.max_events.is_some()),
         ];
-        for (option, is_given) in given {
-            if is_given && !applies_to(option, engine) {
-                return Err(ignored_option(option, engine));
+        for (option, given) in limits {
+            if given && !applies_to(option, name) {
+                return Err(ignored_option(option, name));
             }
         }
-        if self.jobs == Some(0) {
-            return Err("--jobs 0: at least one engine must run".to_string().into());
-        }
-        if self.threads == Some(0) {
-            return Err("--threads 0: at least one thread must explore".to_string().into());
-        }
-        if self.distance_states.is_some() && self.cutoff != CutoffMode::Distance {
-            return Err(
-                "--distance-states sizes the table of --cutoff distance; give --cutoff distance"
-                    .to_string()
-                    .into(),
-            );
-        }
-        if engine == EngineChoice::PrefixSat && !self.cutoff.uses_representatives() {
-            return Err(format!(
-                "--cutoff {}: the prefix-sat engine builds a complete prefix, which needs --cutoff erv or mcmillan",
-                self.cutoff.name()
-            )
-            .into());
-        }
-        if let Some(n) = self.threads.filter(|&n| n > 1) {
-            if let Some(e) = split_refusal(&format!("--threads {n}"), self.cutoff) {
-                return Err(e);
+        match self.engine {
+            EngineChoice::Auto(p) => {
+                if p.jobs == Some(0) {
+                    return Err("--jobs 0: at least one engine must run".to_string().into());
+                }
+                distance_refusal(p.distance_states, p.unfolding.cutoff)?;
             }
-            if self.single_tree {
+            EngineChoice::Qpor(q) => {
+                distance_refusal(q.distance_states, q.unfolding.cutoff)?;
+                if q.threads == Some(0) {
+                    return Err("--threads 0: at least one thread must explore".to_string().into());
+                }
+                if let Some(n) = q.threads.filter(|&n| n > 1) {
+                    if let Some(e) = split_refusal(&format!("--threads {n}"), q.unfolding.cutoff) {
+                        return Err(e);
+                    }
+                    if q.single_tree {
+                        return Err(format!(
+                            "--single-tree with --threads {n}: Algorithm 1's single tree is explored on one thread (each Alt call needs U as the whole subtree before it left it); drop --single-tree to split the work into tasks"
+                        )
+                        .into());
+                    }
+                }
+            }
+            EngineChoice::PrefixSat { unfolding } if !unfolding.cutoff.uses_representatives() => {
                 return Err(format!(
-                    "--single-tree with --threads {n}: Algorithm 1's single tree is explored on one thread (each Alt call needs U as the whole subtree before it left it); drop --single-tree to split the work into tasks"
+                    "--cutoff {}: the prefix-sat engine builds a complete prefix, which needs --cutoff erv or mcmillan",
+                    unfolding.cutoff.name()
                 )
                 .into());
             }
+            _ => {}
         }
         if self.shortest_witness && self.all {
             return Err("--witness shortest with --all: the shortest witness is searched for the first finding only; drop one of them".to_string().into());
@@ -170,26 +185,36 @@ mod tests {
     #[test]
     fn contradictions_are_refused_and_defaults_pass() {
         assert_eq!(CheckOptions::default().validate(), Ok(()));
-        let threads = CheckOptions {
-            engine: EngineChoice::Qpor,
+        let qpor = |cutoff| QporChoice {
             threads: Some(4),
+            unfolding: super::super::UnfoldingChoice {
+                cutoff,
+                ..Default::default()
+            },
+            ..QporChoice::default()
+        };
+        let threads = CheckOptions {
+            engine: EngineChoice::Qpor(qpor(CutoffMode::Erv)),
             ..CheckOptions::default()
         };
         let e = threads.validate().unwrap_err();
         assert!(e.message.starts_with("--threads 4 with --cutoff erv: "), "{e}");
         let ok = CheckOptions {
-            cutoff: CutoffMode::Causal,
+            engine: EngineChoice::Qpor(qpor(CutoffMode::Causal)),
             ..threads
         };
         assert_eq!(ok.validate(), Ok(()));
-        let seed = CheckOptions {
-            engine: EngineChoice::Explicit,
-            seed: 5,
+        let states = CheckOptions {
+            engine: EngineChoice::Walk { seed: 5 },
+            limits: super::super::Limits {
+                max_states: Some(9),
+                ..Default::default()
+            },
             ..CheckOptions::default()
         };
         assert_eq!(
-            seed.validate().unwrap_err().message,
-            "--seed applies to --engine auto, walk; the explicit engine does not take it"
+            states.validate().unwrap_err().message,
+            "--max-states applies to --engine auto, explicit, stubborn; the walk engine does not take it"
         );
     }
 }

@@ -9,8 +9,8 @@ use qpor::engines::stubborn::SearchOrder;
 use qpor::render;
 use qpor::validate::{applies_to, ignored_option};
 use qpor::{
-    Budget, CancelToken, CheckOptions, Counters, EngineChoice, EngineError, PortfolioCounters, Report,
-    Settings, Stats, StopReason,
+    Budget, CancelToken, CheckOptions, Counters, EngineChoice, EngineError, EngineName, Limits,
+    PortfolioChoice, PortfolioCounters, QporChoice, Report, Settings, Stats, StopReason, UnfoldingChoice,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,7 +28,7 @@ pub struct CheckArgs {
     /// a dead solution of their state equation, or says nothing; prefix-sat builds the
     /// complete prefix and asks a SAT solver (docs/engines.md).
     #[arg(long, default_value = "auto", value_parser = engine_parser(), help_heading = "Engine")]
-    engine: EngineChoice,
+    engine: EngineName,
     /// auto: how many engines run at once [default: one per core].
     #[arg(long, value_name = "N", help_heading = "Engine")]
     jobs: Option<usize>,
@@ -126,10 +126,10 @@ enum OnOff {
     Off,
 }
 
-/// `--engine`'s values: the library's engine choices, by name.
-fn engine_parser() -> impl TypedValueParser<Value = EngineChoice> {
-    PossibleValuesParser::new(EngineChoice::ALL.map(EngineChoice::name)).map(|name| {
-        EngineChoice::ALL
+/// `--engine`'s values: the library's engines, by name.
+fn engine_parser() -> impl TypedValueParser<Value = EngineName> {
+    PossibleValuesParser::new(EngineName::ALL.map(EngineName::name)).map(|name| {
+        EngineName::ALL
             .into_iter()
             .find(|e| e.name() == name)
             .expect("the parser accepts only the names of the choices")
@@ -203,6 +203,44 @@ fn refuse_options_of_other_models(a: &CheckArgs, model: &qpor::Model) -> Result<
     }
 }
 
+/// The engine of `--engine` with the options given for it (the others were refused),
+/// QPOR exploring on `threads`.
+fn engine_choice(a: &CheckArgs, threads: Option<usize>) -> Result<EngineChoice, String> {
+    let unfolding = UnfoldingChoice {
+        backend: a.unfolding.unwrap_or(UnfoldingArg::Auto).into(),
+        cutoff: a.cutoff.unwrap_or(CutoffArg::Erv).into(),
+    };
+    let order = match a.order {
+        Some(OrderArg::Breadth) => SearchOrder::Breadth,
+        Some(OrderArg::Best) => SearchOrder::Best,
+        Some(OrderArg::Depth) | None => SearchOrder::Depth,
+    };
+    let seed = a.seed.unwrap_or(0);
+    Ok(match a.engine {
+        EngineName::Auto => EngineChoice::Auto(PortfolioChoice {
+            jobs: a.jobs,
+            alt: a.alt.mode()?,
+            unfolding,
+            distance_states: a.distance_states,
+            order,
+            seed,
+        }),
+        EngineName::Qpor => EngineChoice::Qpor(QporChoice {
+            alt: a.alt.mode()?,
+            unfolding,
+            distance_states: a.distance_states,
+            threads,
+            single_tree: a.single_tree,
+            no_prune: a.no_prune,
+        }),
+        EngineName::Explicit => EngineChoice::Explicit,
+        EngineName::Walk => EngineChoice::Walk { seed },
+        EngineName::Stubborn => EngineChoice::Stubborn { order },
+        EngineName::Lp => EngineChoice::Lp,
+        EngineName::PrefixSat => EngineChoice::PrefixSat { unfolding },
+    })
+}
+
 /// Runs `qpor check`; returns the exit status.
 pub fn run(a: CheckArgs) -> Result<u8, String> {
     let started = Instant::now();
@@ -219,7 +257,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     let cutoff: qpor::unfolding::CutoffMode = a.cutoff.unwrap_or(CutoffArg::Erv).into();
     let mut threads = a.threads;
     if let Some(n) = threads.filter(|&n| {
-        engine == EngineChoice::Qpor && n > 1 && a.cutoff.is_none() && !cutoff.same_in_every_replica()
+        engine == EngineName::Qpor && n > 1 && a.cutoff.is_none() && !cutoff.same_in_every_replica()
     }) {
         // The user asked for threads, not for this cutoff order: keep the default order,
         // which prunes the most, and say how to get the threads.
@@ -231,14 +269,11 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         );
         threads = Some(1);
     }
-    if a.single_tree && a.distributed {
-        return Err("--single-tree with --distributed: the single tree is explored by one process".into());
-    }
-    if a.distributed && a.threads.is_some() {
-        return Err(
-            "--threads with --distributed: each process explores on one thread; start more processes (mpirun -np N)"
-                .into(),
-        );
+    let choice = engine_choice(&a, threads)?;
+    if let (true, EngineChoice::Qpor(q)) = (a.distributed, &choice) {
+        if let Some(e) = qpor::validate::distributed_refusal(q) {
+            return Err(e.message);
+        }
     }
     let cap = a.memory.enforce()?;
     let deadline = time_limit.and_then(|l| started.checked_add(l));
@@ -258,28 +293,16 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     let interrupt = CancelToken::default();
     let opts = CheckOptions {
         question: qpor::Question::Deadlock,
-        engine,
+        engine: choice,
         system,
         all: a.all,
-        max_states: a.max_states,
-        time_limit,
-        started: Some(started),
-        max_memory_mb: Some(cap.mb),
-        interrupt: Some(interrupt.clone()),
-        jobs: a.jobs,
-        threads,
-        single_tree: a.single_tree,
-        alt: a.alt.mode()?,
-        cutoff,
-        max_events: a.max_events,
-        distance_states: a.distance_states,
-        no_prune: a.no_prune,
-        unfolding: a.unfolding.unwrap_or(UnfoldingArg::Auto).into(),
-        seed: a.seed.unwrap_or(0),
-        order: match a.order {
-            Some(OrderArg::Breadth) => SearchOrder::Breadth,
-            Some(OrderArg::Best) => SearchOrder::Best,
-            Some(OrderArg::Depth) | None => SearchOrder::Depth,
+        limits: Limits {
+            time_limit,
+            started: Some(started),
+            max_memory_mb: Some(cap.mb),
+            max_states: a.max_states,
+            max_events: a.max_events,
+            interrupt: Some(interrupt.clone()),
         },
         witness_states: a.witness.contains(&WitnessArg::States),
         shortest_witness: a.witness.contains(&WitnessArg::Shortest),

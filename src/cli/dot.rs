@@ -271,7 +271,10 @@ impl<'m> Drawing<'m> {
     /// `None` (with a warning) when the net has none.
     fn deadlock_witness(&self, net: &qpor::net::Net) -> Result<Option<SavedWitness>, String> {
         let opts = CheckOptions {
-            time_limit: args::time_limit(self.a.time_limit)?,
+            limits: qpor::Limits {
+                time_limit: args::time_limit(self.a.time_limit)?,
+                ..qpor::Limits::default()
+            },
             ..CheckOptions::default()
         };
         let model = std::sync::Arc::new(Model::Net(net.clone()));

@@ -14,7 +14,7 @@
 //! Coloured nets and other examinations get `DO_NOT_COMPETE`; a run that decides nothing
 //! within the budget, `CANNOT_COMPUTE`.
 
-use crate::check::{check_shared, CheckOptions};
+use crate::check::{check_shared, CheckOptions, EngineChoice, Limits, PortfolioChoice};
 use crate::engine::{Budget, EngineError, Observer, Question, Report, Verdict};
 use crate::parse::{load, pnml, LoadError, LoadOptions};
 use crate::system::invariants::{structural_safeness, Safeness};
@@ -172,11 +172,17 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         }
     }
     let mut check_opts = CheckOptions {
-        time_limit: opts.time_limit,
-        started: Some(started),
-        jobs: opts.jobs,
-        seed: opts.seed,
-        max_memory_mb: opts.max_memory_mb,
+        engine: EngineChoice::Auto(PortfolioChoice {
+            jobs: opts.jobs,
+            seed: opts.seed,
+            ..PortfolioChoice::default()
+        }),
+        limits: Limits {
+            time_limit: opts.time_limit,
+            started: Some(started),
+            max_memory_mb: opts.max_memory_mb,
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
     check_opts.question = match exam {

@@ -1,13 +1,14 @@
-//! The engines run on a component system or a net with the options of `qpor check`, for
-//! the test files that compare them: each call gets a budget of the options' time limit.
+//! The engines run on a component system or a net with their own options, for the test
+//! files that compare them.
 #![allow(dead_code)] // each test file uses some of these
 
 use qpor::engines::qpor::AltMode;
 use qpor::engines::{explicit, qpor as por};
 use qpor::net::Net;
 use qpor::unfolding::CutoffMode;
-use qpor::{Budget, CheckOptions, EngineError, FindingKind, ModelError, Observer, Report, Silent, System};
+use qpor::{Budget, EngineError, FindingKind, ModelError, Observer, Report, Silent, System};
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 /// Every way of computing alternatives: k = 1, 2, 3, optimal and SDPOR's clues.
 pub const ALL_MODES: [AltMode; 5] = [
@@ -18,32 +19,32 @@ pub const ALL_MODES: [AltMode; 5] = [
     AltMode::Sdpor,
 ];
 
-/// QPOR on the program-like unfolding of `sys`.
+/// QPOR on the program-like unfolding of `sys`, without a time limit.
 pub fn check_qpor<S: System + Sync + ?Sized>(
     sys: &S,
-    opts: &CheckOptions,
+    opts: &por::QporOptions,
     observer: &mut dyn Observer,
 ) -> Result<Report, EngineError> {
-    let budget = Budget::new(opts.time_limit);
-    por::check_system(sys, &opts.qpor(), &budget, observer, &mut por::NoTree)
+    por::check_system(sys, opts, &Budget::unlimited(), observer, &mut por::NoTree)
 }
 
-/// QPOR on the general unfolding (branching process) of `net`.
+/// QPOR on the general unfolding (branching process) of `net`, within `time_limit`.
 pub fn check_general(
     net: &Net,
-    opts: &CheckOptions,
+    opts: &por::QporOptions,
+    time_limit: Option<Duration>,
     observer: &mut dyn Observer,
 ) -> Result<Report, EngineError> {
-    por::check_net(net, &opts.qpor(), &Budget::new(opts.time_limit), observer)
+    por::check_net(net, opts, &Budget::new(time_limit), observer)
 }
 
 /// The explicit-state search on `sys`: the oracle.
 pub fn explicit_check<S: System + ?Sized>(
     sys: &S,
-    opts: &CheckOptions,
+    opts: &explicit::ExplicitOptions,
     observer: &mut dyn Observer,
 ) -> Result<Report, ModelError> {
-    explicit::search(sys, &opts.explicit(), &Budget::new(opts.time_limit), observer)
+    explicit::search(sys, opts, &Budget::unlimited(), observer)
 }
 
 /// The explicit-state search on `sys` with default options and no limit.
