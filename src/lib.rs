@@ -94,7 +94,7 @@ pub use check::{
     QporChoice, UnfoldingChoice,
 };
 pub use engine::{
-    current_rss_bytes, peak_rss_bytes, Budget, CancelToken, Counters, Engine, EngineError, EngineRun,
+    current_rss_bytes, peak_rss_bytes, Asked, Budget, CancelToken, Counters, Engine, EngineError, EngineRun,
     Finding, FindingKind, Observer, Progress, Question, ReductionSummary, Report, RunEnd, RunResult,
     Settings, Silent, StateEntries, Stats, StepNames, StopReason, Verdict, Witness, WitnessStep,
 };

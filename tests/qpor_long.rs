@@ -7,7 +7,7 @@ use qpor::engines::qpor::QporOptions;
 use qpor::program::parse;
 use qpor::unfolding::CutoffMode;
 use qpor::Model;
-use qpor::{Budget, Engine, FindingKind, Report, Silent, Verdict};
+use qpor::{Asked, Budget, Engine, FindingKind, Report, Silent, Verdict};
 
 /// 256 KiB: a few thousand frames at most, far fewer than the configurations below.
 const SMALL_STACK: usize = 256 * 1024;
@@ -24,14 +24,12 @@ fn check_on_small_stack(model: Model, qpor: QporOptions) -> Report {
         .stack_size(SMALL_STACK)
         .spawn(move || {
             // The engine itself, on this thread: the dispatcher would run it on its own.
-            let report = qpor
-                .run(
-                    qpor::Question::Deadlock,
-                    &model,
-                    &Budget::unlimited(),
-                    &mut Silent,
-                )
-                .unwrap();
+            let asked = Asked {
+                question: qpor::Question::Deadlock,
+                model: &model,
+                budget: &Budget::unlimited(),
+            };
+            let report = qpor.run(asked, &mut Silent).unwrap();
             // The unfolding is dropped inside `run`; dropping the report and the model
             // here must not recurse either.
             drop(model);

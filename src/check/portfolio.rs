@@ -12,8 +12,8 @@
 
 use super::schedule::{Member, Planned};
 use crate::engine::{
-    current_rss_bytes, Budget, CancelToken, Counters, EngineError, EngineRun, Observer, Progress, Report,
-    RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
+    current_rss_bytes, Asked, Budget, CancelToken, Counters, EngineError, EngineRun, Observer, Progress,
+    Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
 use serde::{Deserialize, Serialize};
@@ -185,7 +185,14 @@ fn spawn(
             tx: tx.clone(),
         };
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
-            engine.ask(question, &model, &budget, &mut observer)
+            engine.ask(
+                Asked {
+                    question,
+                    model: &model,
+                    budget: &budget,
+                },
+                &mut observer,
+            )
         }))
         .unwrap_or_else(|payload| {
             let what = payload

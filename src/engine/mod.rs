@@ -94,28 +94,45 @@ pub trait Engine {
     /// Whether the engine answers `question` on a model of kind `kind`.
     fn answers(&self, question: Question, kind: ModelKind) -> bool;
 
-    /// Answers `question`, one the engine answers, about `model` within `budget`.
-    fn run(
-        &self,
-        question: Question,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> RunResult;
+    /// Answers what it is `asked`, a question it answers on that kind of model.
+    fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult;
 
-    /// Asks `question` about `model`: [`Engine::run`], or an [`EngineError::Options`] when
-    /// the engine does not answer it on this kind of model.
-    fn ask(
-        &self,
-        question: Question,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> RunResult {
-        if !self.answers(question, model.kind()) {
-            return Err(unanswered(self.name(), question, model.kind()));
+    /// [`Engine::run`], or an [`EngineError::Options`] when the engine does not answer the
+    /// question on this kind of model.
+    fn ask(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        let kind = asked.model.kind();
+        if !self.answers(asked.question, kind) {
+            return Err(unanswered(self.name(), asked.question, kind));
         }
-        self.run(question, model, budget, observer)
+        self.run(asked, observer)
+    }
+}
+
+/// What an engine is asked: a question about a model, within a budget.
+#[derive(Clone, Copy)]
+pub struct Asked<'a> {
+    /// The question.
+    pub question: Question,
+    /// The model it is about.
+    pub model: &'a Model,
+    /// The time, memory and cancellation the answer must fit in.
+    pub budget: &'a Budget,
+}
+
+impl Asked<'_> {
+    /// Runs `search` on the component system the model becomes under `system` as the
+    /// question views it (the OneSafe view for OneSafe), handing it those options: the
+    /// whole of [`Engine::run`] for a search that answers every question on any system.
+    pub(crate) fn search_system<E>(
+        &self,
+        system: &SystemOptions,
+        search: impl FnOnce(&(dyn System + Sync), SystemOptions) -> Result<Report, E>,
+    ) -> RunResult
+    where
+        EngineError: From<E>,
+    {
+        let viewed = self.question.system_options(system);
+        run_on_system(self.model, &viewed, |sys| search(sys, viewed))
     }
 }
 

@@ -13,10 +13,10 @@
 
 use crate::engine::Question;
 use crate::engine::{
-    run_on_system, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason,
+    Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason,
 };
 use crate::space::{FoundStates, SearchTree};
-use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::model::{ModelKind, SystemOptions};
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -44,18 +44,10 @@ impl Engine for ExplicitOptions {
         question == Question::Deadlock || kind == ModelKind::Net
     }
 
-    fn run(
-        &self,
-        question: Question,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> RunResult {
-        let opts = ExplicitOptions {
-            system: question.system_options(&self.system),
-            ..*self
-        };
-        run_on_system(model, &opts.system, |sys| search(sys, &opts, budget, observer))
+    fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        asked.search_system(&self.system, |sys, system| {
+            search(sys, &ExplicitOptions { system, ..*self }, asked.budget, observer)
+        })
     }
 }
 

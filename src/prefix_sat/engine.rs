@@ -4,10 +4,10 @@
 
 use super::formula::{DeadlockFormula, Question};
 use super::solver::{Sat, Solved};
-use crate::engine::Question as Asked;
+use crate::engine::Question as EngineQuestion;
 use crate::engine::{
-    Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report, RunResult,
-    Settings, Stats, StepNames, StopReason,
+    Asked, Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report,
+    RunResult, Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{
@@ -44,17 +44,12 @@ impl Engine for PrefixSatOptions {
     }
 
     /// The prefix's deadlock formula asks for a dead configuration (or a fault).
-    fn answers(&self, question: Asked, _kind: ModelKind) -> bool {
-        question == Asked::Deadlock
+    fn answers(&self, question: EngineQuestion, _kind: ModelKind) -> bool {
+        question == EngineQuestion::Deadlock
     }
 
-    fn run(
-        &self,
-        _question: Asked,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> RunResult {
+    fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        let Asked { model, budget, .. } = asked;
         let opts = self;
         if opts.cutoff == CutoffMode::None {
             return Err(ModelError::new(

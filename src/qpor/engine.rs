@@ -11,10 +11,10 @@ use super::transport::Transport;
 use super::AltMode;
 use crate::engine::Question;
 use crate::engine::{
-    drop_in_background, run_on_system, Budget, Counters, Engine, EngineError, Observer, Report, RunResult,
-    Settings, Stats,
+    drop_in_background, run_on_system, Asked, Budget, Counters, Engine, EngineError, Observer, Report,
+    RunResult, Settings, Stats,
 };
-use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::model::{ModelKind, SystemOptions};
 use crate::system::net::{Decomposition, Net, NetSystem};
 use crate::system::{ModelError, System};
 use crate::unfold::cutoff::CutoffMode;
@@ -122,13 +122,8 @@ impl Engine for QporOptions {
         question == Question::Deadlock
     }
 
-    fn run(
-        &self,
-        _question: Question,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> RunResult {
+    fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        let Asked { model, budget, .. } = asked;
         match self.unfolding.resolve(model, &self.system) {
             Backend::General => check_net(general_backend_net(model)?, self, budget, observer),
             _ => run_on_system(model, &self.system, |sys| {

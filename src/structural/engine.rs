@@ -5,7 +5,7 @@
 use super::state_equation::{self, Answer};
 use crate::engine::Question;
 use crate::engine::{
-    Budget, Counters, Engine, Finding, FindingKind, Observer, Report, RunResult, Settings, Stats, StepNames,
+    Asked, Counters, Engine, Finding, FindingKind, Observer, Report, RunResult, Settings, Stats, StepNames,
     StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
@@ -33,13 +33,8 @@ impl Engine for LpOptions {
         question == Question::Deadlock && kind == ModelKind::Net
     }
 
-    fn run(
-        &self,
-        _question: Question,
-        model: &Model,
-        budget: &Budget,
-        _observer: &mut dyn Observer,
-    ) -> RunResult {
+    fn run(&self, asked: Asked<'_>, _observer: &mut dyn Observer) -> RunResult {
+        let Asked { model, budget, .. } = asked;
         let start = Instant::now();
         let net = match model {
             Model::Net(net) => net,

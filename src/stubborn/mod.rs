@@ -71,7 +71,7 @@ pub(crate) mod program;
 
 use crate::engine::Question;
 use crate::engine::{
-    Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, Settings, StopReason,
+    Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, Settings, StopReason,
 };
 use crate::space::{FoundStates, SearchTree};
 use crate::system::model::{Model, ModelKind, SystemOptions};
@@ -134,13 +134,8 @@ impl Engine for StubbornOptions {
         question == Question::Deadlock
     }
 
-    fn run(
-        &self,
-        _question: Question,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> RunResult {
+    fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        let Asked { model, budget, .. } = asked;
         match model {
             Model::Net(net) => {
                 let sys = NetSystem::new(net, self.system.decomposition_of(net))?;

@@ -20,10 +20,10 @@
 
 use crate::engine::Question;
 use crate::engine::{
-    run_on_system, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report,
-    RunResult, Settings, Stats, StepNames, StopReason,
+    Asked, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report, RunResult,
+    Settings, Stats, StepNames, StopReason,
 };
-use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::model::{ModelKind, SystemOptions};
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
 use hashbrown::{HashMap, HashSet};
 use rand::rngs::SmallRng;
@@ -67,18 +67,10 @@ impl Engine for WalkOptions {
         question == Question::Deadlock || kind == ModelKind::Net
     }
 
-    fn run(
-        &self,
-        question: Question,
-        model: &Model,
-        budget: &Budget,
-        observer: &mut dyn Observer,
-    ) -> RunResult {
-        let opts = WalkOptions {
-            system: question.system_options(&self.system),
-            ..*self
-        };
-        run_on_system(model, &opts.system, |sys| walk(sys, &opts, budget, observer))
+    fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        asked.search_system(&self.system, |sys, system| {
+            walk(sys, &WalkOptions { system, ..*self }, asked.budget, observer)
+        })
     }
 }
 
