@@ -95,8 +95,9 @@ pub use check::{
 };
 pub use engine::{
     current_rss_bytes, peak_rss_bytes, Asked, Budget, CancelToken, Counters, Engine, EngineError, EngineRun,
-    Finding, FindingKind, Observer, Progress, Question, ReductionSummary, Report, RunEnd, RunResult,
-    Settings, Silent, StateEntries, Stats, StepNames, StopReason, Verdict, Witness, WitnessStep,
+    Finding, FindingKind, Observer, Progress, PropertyAnswer, Question, Reached, ReductionSummary, Report,
+    RunEnd, RunResult, Settings, Silent, StateEntries, Stats, StepNames, StopReason, Verdict, Witness,
+    WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -124,6 +125,15 @@ pub mod net {
 pub mod program {
     pub use crate::parse::proc::parse;
     pub use crate::system::program::{to_net, Param, Program, ProgramSystem, ToNetOptions, MAX_LOCAL_STEPS};
+}
+
+/// Reachability properties of nets, `EF φ` and `AG φ` (docs/queries.md): read from the
+/// Model Checking Contest's XML files or from the query syntax of `--query`, places and
+/// transitions resolved against the net.
+pub mod properties {
+    pub use crate::parse::property::text::parse_query;
+    pub use crate::parse::property::xml::read_properties;
+    pub use crate::system::property::{Formula, Property, Quantifier, Shown, Sum};
 }
 
 /// Readers and writers of single file formats ([`load`] picks the reader

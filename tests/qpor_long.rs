@@ -25,7 +25,7 @@ fn check_on_small_stack(model: Model, qpor: QporOptions) -> Report {
         .spawn(move || {
             // The engine itself, on this thread: the dispatcher would run it on its own.
             let asked = Asked {
-                question: qpor::Question::Deadlock,
+                question: &qpor::Question::Deadlock,
                 model: &model,
                 budget: &Budget::unlimited(),
             };

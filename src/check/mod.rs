@@ -17,7 +17,7 @@ mod schedule;
 mod shortest;
 pub(crate) mod validate;
 
-use crate::engine::{Budget, EngineError, Observer, Report, RunResult};
+use crate::engine::{Budget, EngineError, Observer, Question, Report, RunResult};
 use crate::system::model::Model;
 use crate::unfold::Backend;
 use std::sync::Arc;
@@ -140,6 +140,13 @@ fn check_once(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observ
     }
     let planned = plan(opts, Shape::of(model));
     let mut report = portfolio::run(model, opts, &planned, observer)?;
+    if let (Question::Reachability(properties), Model::Net(net)) = (&opts.question, &**model) {
+        let engine = report.answered_by.unwrap_or(report.engine);
+        for (property, answer) in properties.iter().zip(&mut report.properties) {
+            replay::replay_property(net, property, answer)
+                .map_err(|e| EngineError::Internal(format!("{engine} engine: {e}")))?;
+        }
+    }
     if report.findings.is_empty() {
         return Ok(report);
     }

@@ -150,7 +150,7 @@ pub(crate) fn run(
 fn conclusive(report: &Report, all: bool) -> bool {
     match report.verdict {
         Verdict::Inconclusive => false,
-        Verdict::NoDeadlock => true,
+        Verdict::NoDeadlock | Verdict::Answered => true,
         Verdict::Deadlock | Verdict::Fault => !all || report.stopped.is_none(),
     }
 }
@@ -169,7 +169,7 @@ fn spawn(
         .options
         .build_engine(member.choice)
         .expect("[qpor internal bug] a schedule member is one engine");
-    let question = member.options.question;
+    let question = member.options.question.clone();
     let name = member.name();
     // A slice ends the member early; its report then names the slice as its limit.
     let (deadline, limit) = match member.slice.and_then(|s| Instant::now().checked_add(s)) {
@@ -187,7 +187,7 @@ fn spawn(
         let result = panic::catch_unwind(AssertUnwindSafe(|| {
             engine.ask(
                 Asked {
-                    question,
+                    question: &question,
                     model: &model,
                     budget: &budget,
                 },
@@ -314,7 +314,11 @@ fn portfolio_report(
     );
     let mut out = match answer.and_then(|i| reports[i].take().map(|r| (i, r))) {
         Some((i, r)) => {
-            let mut out = Report::new("auto", r.findings, r.stopped, stats, Settings::default());
+            let mut out = if r.properties.is_empty() {
+                Report::new("auto", r.findings, r.stopped, stats, Settings::default())
+            } else {
+                Report::of_properties("auto", r.properties, r.stopped, stats, Settings::default())
+            };
             out.answered_by = Some(planned.members[i].name());
             out
         }
@@ -330,7 +334,22 @@ fn portfolio_report(
             let why = overall_stop
                 .or_else(|| runs.iter().rev().find_map(|r| r.stopped))
                 .unwrap_or(StopReason::Cancelled);
-            Report::new("auto", Vec::new(), Some(why), stats, Settings::default())
+            // Asked properties, the run that decided the most of them still answers those.
+            let best = reports
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, r)| Some((i, r.as_mut().filter(|r| !r.properties.is_empty())?)))
+                .max_by_key(|(_, r)| r.properties.iter().filter(|p| p.value.is_some()).count());
+            match best {
+                Some((i, r)) => {
+                    let answers = std::mem::take(&mut r.properties);
+                    let mut out =
+                        Report::of_properties("auto", answers, Some(why), stats, Settings::default());
+                    out.answered_by = Some(planned.members[i].name());
+                    out
+                }
+                None => Report::new("auto", Vec::new(), Some(why), stats, Settings::default()),
+            }
         }
     };
     out.engines = runs;

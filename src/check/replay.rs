@@ -3,8 +3,11 @@
 //! the initial state and ends in the reported dead state. An engine bug then shows as an
 //! internal error instead of a wrong answer.
 
-use crate::engine::{Finding, FindingKind, StateEntries, WitnessStep};
-use crate::system::{classify_dead, find_fault, CompId, Local, Step, System};
+use crate::engine::{Finding, FindingKind, PropertyAnswer, StateEntries, WitnessStep};
+use crate::system::net::{Net, TransId};
+use crate::system::property::Property;
+use crate::system::{classify_dead, find_fault, CompId, Local, StateValue, Step, System};
+use hashbrown::HashMap;
 use std::fmt;
 
 /// A witness that does not do what its finding claims: an engine bug.
@@ -156,6 +159,74 @@ fn check_end<S: System + ?Sized>(sys: &S, state: &[Local], finding: &Finding) ->
     if dead != finding.kind {
         return Err(format!("its last state is a {}", dead.name()));
     }
+    Ok(())
+}
+
+/// Replays on `net` itself the witness of `answer`, a property decided by a reached
+/// marking: every transition (by PNML id) must be enabled where it fires, and the marking
+/// reached must satisfy the property's target, which is what decides it. The replay
+/// reads the net, not the engine's component system, and fills in the marking as data.
+pub(crate) fn replay_property(
+    net: &Net,
+    property: &Property,
+    answer: &mut PropertyAnswer,
+) -> Result<(), ReplayError> {
+    let refused = |message: String| ReplayError {
+        message: format!(
+            "the witness of property {} was refused by the replay: {message}",
+            property.id
+        ),
+    };
+    let Some(reached) = &mut answer.reached else {
+        return Ok(());
+    };
+    if answer.value != Some(property.value_when_reached(true)) {
+        return Err(refused(format!(
+            "a reached marking makes {} {}, not {:?}",
+            property.quantifier.name(),
+            property.value_when_reached(true),
+            answer.value
+        )));
+    }
+    let ids: HashMap<&str, TransId> = net
+        .transitions
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), TransId(i as u32)))
+        .collect();
+    let mut marking = net.initial_marking();
+    for (i, step) in reached.witness.steps.iter().enumerate() {
+        let Some(&t) = ids.get(step.ident()) else {
+            return Err(refused(format!(
+                "step {} ({}) is no transition of the net",
+                i + 1,
+                step.shown()
+            )));
+        };
+        if !net.fire(&mut marking, t) {
+            return Err(refused(format!(
+                "step {} ({}) is not enabled in {}",
+                i + 1,
+                step.shown(),
+                net.marking_text(&marking)
+            )));
+        }
+    }
+    if !property.target().holds(net, &marking) {
+        return Err(refused(format!(
+            "the marking reached, {}, does not satisfy {}",
+            net.marking_text(&marking),
+            property.target().shown(net)
+        )));
+    }
+    reached.state = StateEntries(
+        net.places
+            .iter()
+            .zip(&marking)
+            .filter(|(_, n)| **n > 0)
+            .map(|(p, n)| (p.id.clone(), StateValue::Tokens(*n)))
+            .collect(),
+    );
     Ok(())
 }
 

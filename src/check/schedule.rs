@@ -146,7 +146,7 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
     let kind = shape.kind();
     choices.retain(|&(choice, _)| {
         opts.build_engine(choice)
-            .is_some_and(|engine| engine.answers(opts.question, kind))
+            .is_some_and(|engine| engine.answers(&opts.question, kind))
     });
     // `--all` asks for every dead state, which only a complete exploration lists.
     if opts.all {

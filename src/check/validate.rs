@@ -3,6 +3,7 @@
 //! options silently ignored or overridden.
 
 use super::{CheckOptions, EngineChoice, EngineName, QporChoice};
+use crate::engine::Question;
 use crate::unfold::cutoff::CutoffMode;
 use std::fmt;
 
@@ -170,6 +171,33 @@ impl CheckOptions {
                 .into());
             }
             _ => {}
+        }
+        if let Question::Reachability(_) = self.question {
+            let refused = [
+                (
+                    "--all",
+                    self.all,
+                    "it lists every dead state; each property is answered once",
+                ),
+                (
+                    "--witness states",
+                    self.witness_states,
+                    "property witnesses list their steps only",
+                ),
+                (
+                    "--witness shortest",
+                    self.shortest_witness,
+                    "property witnesses are the explicit search's, shortest already",
+                ),
+                (
+                    "--reduce on",
+                    self.reduce == Some(true),
+                    "the structural reductions keep deadlocks, not every property",
+                ),
+            ];
+            if let Some((option, _, why)) = refused.into_iter().find(|(_, given, _)| *given) {
+                return Err(format!("{option} with reachability properties: {why}").into());
+            }
         }
         if self.shortest_witness && self.all {
             return Err("--witness shortest with --all: the shortest witness is searched for the first finding only; drop one of them".to_string().into());

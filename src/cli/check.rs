@@ -23,6 +23,14 @@ pub const EXIT_INTERNAL: u8 = 4;
 pub struct CheckArgs {
     #[command(flatten, next_help_heading = "Model")]
     model: ModelArgs,
+    /// Nets: instead of deadlocks, answer this reachability property, `EF φ` or `AG φ`
+    /// (docs/queries.md), e.g. 'EF (p1 + p2 >= 3 AND FIREABLE(t5))' (repeatable).
+    #[arg(long, value_name = "QUERY", help_heading = "Question")]
+    query: Vec<String>,
+    /// Nets: instead of deadlocks, answer the properties of a Model Checking Contest
+    /// file (ReachabilityCardinality.xml, ReachabilityFireability.xml).
+    #[arg(long, value_name = "FILE.xml", help_heading = "Question")]
+    properties: Option<PathBuf>,
     /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
     /// and explicit, and takes the first answer; lp proves deadlock freedom of nets, fires
     /// a dead solution of their state equation, or says nothing; prefix-sat builds the
@@ -241,6 +249,35 @@ fn engine_choice(a: &CheckArgs, threads: Option<usize>) -> Result<EngineChoice, 
     })
 }
 
+/// What the check asks: the properties of `--query` and `--properties` about the net
+/// `model`, or else whether it deadlocks.
+fn question(a: &CheckArgs, model: &qpor::Model) -> Result<qpor::Question, String> {
+    if a.query.is_empty() && a.properties.is_none() {
+        return Ok(qpor::Question::Deadlock);
+    }
+    let qpor::Model::Net(net) = model else {
+        return Err(format!(
+            "--query, --properties: {} is a program; reachability properties are asked of nets (`qpor convert --to pnml` makes a net of it)",
+            a.model.shown()
+        ));
+    };
+    let mut properties = Vec::new();
+    for (i, text) in a.query.iter().enumerate() {
+        let id = match a.query.len() {
+            1 => "query".to_string(),
+            _ => format!("query-{}", i + 1),
+        };
+        let p = qpor::properties::parse_query(text, "--query", net, &id).map_err(|e| e.to_string())?;
+        properties.push(p);
+    }
+    if let Some(path) = &a.properties {
+        let text = qpor::read_text(path).map_err(|e| e.to_string())?;
+        let shown = path.display().to_string();
+        properties.extend(qpor::properties::read_properties(&text, &shown, net).map_err(|e| e.to_string())?);
+    }
+    Ok(qpor::Question::Reachability(properties.into()))
+}
+
 /// Runs `qpor check`; returns the exit status.
 pub fn run(a: CheckArgs) -> Result<u8, String> {
     let started = Instant::now();
@@ -290,9 +327,13 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     };
     let (loaded, system) = loaded?;
     refuse_options_of_other_models(&a, &loaded.model)?;
+    let question = question(&a, &loaded.model)?;
+    if a.witness_file.is_some() && matches!(question, qpor::Question::Reachability(_)) {
+        return Err("--witness-file with reachability properties: it saves a deadlock's witness; --json lists each property's".into());
+    }
     let interrupt = CancelToken::default();
     let opts = CheckOptions {
-        question: qpor::Question::Deadlock,
+        question,
         engine: choice,
         system,
         all: a.all,

@@ -284,7 +284,8 @@ impl<'m> Drawing<'m> {
                 eprintln!("warning: --highlight deadlock: the net has no deadlock; nothing is filled");
                 Ok(None)
             }
-            Verdict::Inconclusive => Err(format!(
+            // A deadlock check answers no properties.
+            Verdict::Inconclusive | Verdict::Answered => Err(format!(
                 "--highlight deadlock: {}: the check found no deadlock within the limits ({})",
                 self.shown,
                 report

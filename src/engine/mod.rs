@@ -21,18 +21,20 @@ pub(crate) use budget::Pacer;
 pub use budget::{Budget, CancelToken, StopReason};
 pub use progress::{Observer, Progress, Silent};
 pub use report::{
-    EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, StateEntries, StepNames,
-    Verdict, Witness, WitnessStep,
+    EngineRun, Finding, FindingKind, PropertyAnswer, Reached, ReductionSummary, Report, RunEnd, Settings,
+    StateEntries, StepNames, Verdict, Witness, WitnessStep,
 };
 pub use stats::{current_rss_bytes, peak_rss_bytes, Counters, Stats};
 
 use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::property::Property;
 use crate::system::{ModelError, System};
+use std::sync::Arc;
 
 /// What a check asks of a model. Each engine says which questions it answers
 /// ([`Engine::answers`]) and the portfolio asks each engine only those, so a new question
 /// is added here and to the engines that answer it, and no other engine changes.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 #[non_exhaustive]
 pub enum Question {
     /// Is a dead state that is not final reachable, or, in a program, a fault? Answered
@@ -43,29 +45,34 @@ pub enum Question {
     /// Contest's OneSafe)? Asked through the net's OneSafe view, whose faults are such
     /// markings (`system::one_safe`): a witness answers no, a complete exploration yes.
     OneSafe,
+    /// Reachability properties of a net, `EF φ` or `AG φ`, answered together: each by a
+    /// reachable marking satisfying its target (a witness), or by a complete exploration
+    /// or proof that none is reachable (`system::property`).
+    Reachability(Arc<[Property]>),
 }
 
 impl Question {
     /// The question's name in messages.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Question::Deadlock => "the deadlock question",
             Question::OneSafe => "the OneSafe question",
+            Question::Reachability(_) => "reachability properties",
         }
     }
 
     /// The system options that ask this question of a model: the OneSafe view for
     /// OneSafe, the model itself otherwise.
-    pub fn system_options(self, opts: &SystemOptions) -> SystemOptions {
+    pub fn system_options(&self, opts: &SystemOptions) -> SystemOptions {
         SystemOptions {
-            one_safe_watch: self == Question::OneSafe,
+            one_safe_watch: *self == Question::OneSafe,
             ..*opts
         }
     }
 }
 
 /// The refusal of an engine asked a question it does not answer on a model of this kind.
-fn unanswered(engine: &str, question: Question, kind: ModelKind) -> EngineError {
+fn unanswered(engine: &str, question: &Question, kind: ModelKind) -> EngineError {
     // An engine for nets still answers a program once it is a net.
     let model = match kind {
         ModelKind::Net => "a net",
@@ -92,7 +99,7 @@ pub trait Engine {
     fn name(&self) -> &'static str;
 
     /// Whether the engine answers `question` on a model of kind `kind`.
-    fn answers(&self, question: Question, kind: ModelKind) -> bool;
+    fn answers(&self, question: &Question, kind: ModelKind) -> bool;
 
     /// Answers what it is `asked`, a question it answers on that kind of model.
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult;
@@ -112,7 +119,7 @@ pub trait Engine {
 #[derive(Clone, Copy)]
 pub struct Asked<'a> {
     /// The question.
-    pub question: Question,
+    pub question: &'a Question,
     /// The model it is about.
     pub model: &'a Model,
     /// The time, memory and cancellation the answer must fit in.

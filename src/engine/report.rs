@@ -18,8 +18,12 @@ pub enum Verdict {
     NoDeadlock,
     /// A reachable fault state (failed assertion, run-time error of a program).
     Fault,
-    /// A limit was reached before the question was decided.
+    /// A limit was reached before the question was decided (with properties: before
+    /// every one was).
     Inconclusive,
+    /// Every reachability property asked was decided; the answers are the report's
+    /// `properties`.
+    Answered,
 }
 
 impl Verdict {
@@ -30,14 +34,15 @@ impl Verdict {
             Verdict::NoDeadlock => "no-deadlock",
             Verdict::Fault => "fault",
             Verdict::Inconclusive => "inconclusive",
+            Verdict::Answered => "answered",
         }
     }
 
-    /// The process exit status scripts rely on: 0 no deadlock, 1 deadlock or fault,
-    /// 3 inconclusive.
+    /// The process exit status scripts rely on: 0 no deadlock (or every property
+    /// answered), 1 deadlock or fault, 3 inconclusive (or some property unknown).
     pub fn exit_code(self) -> i32 {
         match self {
-            Verdict::NoDeadlock => 0,
+            Verdict::NoDeadlock | Verdict::Answered => 0,
             Verdict::Deadlock | Verdict::Fault => 1,
             Verdict::Inconclusive => 3,
         }
@@ -334,6 +339,9 @@ pub struct Report {
     /// The deadlocks and faults found (the first one only, unless `--all`), and with `--all`
     /// the terminations too; sorted by kind, then in discovery order.
     pub findings: Vec<Finding>,
+    /// With reachability properties: the answer to each, in the order asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub properties: Vec<PropertyAnswer>,
     /// Counters and resources.
     pub stats: Stats,
     /// With several engines (`--engine auto`): the one whose answer this is.
@@ -410,6 +418,31 @@ impl RunEnd {
     }
 }
 
+/// The answer to one reachability property.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct PropertyAnswer {
+    /// The property's identifier.
+    pub id: String,
+    /// TRUE or FALSE; `None` when the run ended before deciding it.
+    pub value: Option<bool>,
+    /// The reachable marking that decided it (TRUE for `EF φ`: a marking satisfying φ;
+    /// FALSE for `AG φ`: one violating φ), with its witness; `None` when the answer
+    /// comes from a complete exploration or a proof, or is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<Reached>,
+}
+
+/// A reachable marking and how to reach it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct Reached {
+    /// The marking as data: marked places by id, with their tokens (set by the replay).
+    pub state: StateEntries,
+    /// The marking in words.
+    pub state_text: String,
+    /// A firing sequence reaching it.
+    pub witness: Witness,
+}
+
 /// One engine of a portfolio run.
 #[derive(Clone, PartialEq, Debug, Serialize)]
 pub struct EngineRun {
@@ -463,11 +496,31 @@ impl Report {
             stopped,
             findings,
             stats,
+            properties: Vec::new(),
             answered_by: None,
             engines: Vec::new(),
             reduction: None,
             notes: Vec::new(),
         }
+    }
+
+    /// The report of an engine run asked reachability properties: the answers in the
+    /// order asked; the verdict is [`Verdict::Answered`] when every one is decided.
+    pub fn of_properties(
+        engine: &'static str,
+        properties: Vec<PropertyAnswer>,
+        stopped: Option<StopReason>,
+        stats: Stats,
+        settings: Settings,
+    ) -> Report {
+        let mut report = Report::new(engine, Vec::new(), stopped, stats, settings);
+        report.verdict = if properties.iter().all(|p| p.value.is_some()) {
+            Verdict::Answered
+        } else {
+            Verdict::Inconclusive
+        };
+        report.properties = properties;
+        report
     }
 
     /// The witness of the first deadlock or fault, if any.

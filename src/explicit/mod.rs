@@ -11,12 +11,15 @@
 //! - A state is expanded at most once; a fault state is never expanded (the program
 //!   stopped there).
 
+mod reach;
+
 use crate::engine::Question;
 use crate::engine::{
     Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason,
 };
 use crate::space::{FoundStates, SearchTree};
-use crate::system::model::{ModelKind, SystemOptions};
+use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::net::NetSystem;
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -40,11 +43,21 @@ impl Engine for ExplicitOptions {
 
     /// Every reachable state is visited, so every question about states is answered;
     /// the OneSafe view's faults are the markings with two tokens on a place.
-    fn answers(&self, question: Question, kind: ModelKind) -> bool {
-        question == Question::Deadlock || kind == ModelKind::Net
+    fn answers(&self, question: &Question, kind: ModelKind) -> bool {
+        *question == Question::Deadlock || kind == ModelKind::Net
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        if let (Question::Reachability(properties), Model::Net(net)) = (asked.question, asked.model) {
+            let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
+            return Ok(reach::search_properties(
+                &sys,
+                properties,
+                self,
+                asked.budget,
+                observer,
+            )?);
+        }
         asked.search_system(&self.system, |sys, system| {
             search(sys, &ExplicitOptions { system, ..*self }, asked.budget, observer)
         })

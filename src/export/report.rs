@@ -2,8 +2,8 @@
 //! stable JSON documented in docs/output.md, derived from the report types.
 
 use crate::engine::{
-    EngineRun, Finding, FindingKind, ReductionSummary, Report, RunEnd, Settings, Stats, StopReason, Verdict,
-    Witness,
+    EngineRun, Finding, FindingKind, PropertyAnswer, ReductionSummary, Report, RunEnd, Settings, Stats,
+    StopReason, Verdict, Witness,
 };
 use crate::qpor::{AltSetting, QporSettings};
 use serde::Serialize;
@@ -23,13 +23,20 @@ pub struct TextOptions {
 /// The report as text for a terminal.
 pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
     let mut s = String::new();
+    let answered = report.properties.iter().filter(|p| p.value.is_some()).count();
+    let properties = format!(
+        "{answered} of {} answered",
+        plural(report.properties.len(), "property", "properties")
+    );
     let headline = match report.verdict {
         Verdict::Deadlock => "deadlock found",
         Verdict::NoDeadlock => "no deadlock",
         Verdict::Fault => "fault found",
-        Verdict::Inconclusive => "inconclusive",
+        Verdict::Inconclusive if report.properties.is_empty() => "inconclusive",
+        Verdict::Inconclusive | Verdict::Answered => &properties,
     };
     let _ = writeln!(s, "{model}: {headline}");
+    write_properties(&mut s, report);
     if let Some(by) = report.answered_by.filter(|_| opts.verbose) {
         let _ = writeln!(s, "  answered by: {by}");
     }
@@ -204,6 +211,35 @@ fn run_text(run: &EngineRun) -> String {
     }
 }
 
+/// Each property's answer, and the witness of those a reached marking decided.
+fn write_properties(s: &mut String, report: &Report) {
+    for p in &report.properties {
+        let value = match p.value {
+            Some(true) => "TRUE",
+            Some(false) => "FALSE",
+            None => "unknown",
+        };
+        let _ = writeln!(s, "  {}: {value}", p.id);
+        if let Some(r) = &p.reached {
+            let steps: Vec<String> = r.witness.steps.iter().map(|st| st.shown()).collect();
+            let _ = writeln!(s, "    marking: {}", r.state_text);
+            match steps.len() {
+                0 => {
+                    let _ = writeln!(s, "    witness: the initial marking");
+                }
+                n => {
+                    let _ = writeln!(
+                        s,
+                        "    witness ({}): {}",
+                        plural(n, "step", "steps"),
+                        steps.join(" ")
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn write_witness(s: &mut String, f: &Finding, opts: TextOptions) {
     let w = &f.witness;
     if w.steps.is_empty() {
@@ -295,6 +331,8 @@ struct ReportJson<'r> {
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<StopReason>,
     findings: &'r [Finding],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    properties: &'r [PropertyAnswer],
     stats: &'r Stats,
     #[serde(skip_serializing_if = "Option::is_none")]
     answered_by: Option<&'static str>,
@@ -329,6 +367,7 @@ fn report_view<'r>(model: &'r str, report: &'r Report) -> ReportJson<'r> {
         witness: report.witness(),
         stopped: report.stopped,
         findings: &report.findings,
+        properties: &report.properties,
         stats: &report.stats,
         answered_by: report.answered_by,
         engines: &report.engines,

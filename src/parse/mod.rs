@@ -6,6 +6,7 @@ pub(crate) mod llnet;
 pub(crate) mod pes;
 pub(crate) mod pnml;
 pub(crate) mod proc;
+pub(crate) mod property;
 
 use crate::system::model::Model;
 use crate::system::net::Net;

@@ -44,8 +44,8 @@ impl Engine for PrefixSatOptions {
     }
 
     /// The prefix's deadlock formula asks for a dead configuration (or a fault).
-    fn answers(&self, question: EngineQuestion, _kind: ModelKind) -> bool {
-        question == EngineQuestion::Deadlock
+    fn answers(&self, question: &EngineQuestion, _kind: ModelKind) -> bool {
+        *question == EngineQuestion::Deadlock
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {

@@ -118,8 +118,8 @@ impl Engine for QporOptions {
 
     /// The unfolding's maximal configurations are the dead states (and faults); the
     /// OneSafe view's faults are not among its events' states.
-    fn answers(&self, question: Question, _kind: ModelKind) -> bool {
-        question == Question::Deadlock
+    fn answers(&self, question: &Question, _kind: ModelKind) -> bool {
+        *question == Question::Deadlock
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {

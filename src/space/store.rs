@@ -132,7 +132,7 @@ impl SearchTree {
     }
 
     /// What the store holds after a run of `seconds`.
-    fn counters(&self, seconds: f64) -> StoreCounters {
+    pub(crate) fn store_counters(&self, seconds: f64) -> StoreCounters {
         let states = self.states.len() as u64;
         StoreCounters {
             states,
@@ -246,7 +246,7 @@ impl SearchTree {
         counters: impl FnOnce(StoreCounters, &FoundStates) -> Counters,
     ) -> Report {
         let seconds = start.elapsed().as_secs_f64();
-        let counters = counters(self.counters(seconds), &found);
+        let counters = counters(self.store_counters(seconds), &found);
         let mut names = StepNames::default();
         let mut cur = Vec::new();
         let findings = found

@@ -29,8 +29,8 @@ impl Engine for LpOptions {
     }
 
     /// The state equation speaks of nets' markings, and its dead solutions of deadlocks.
-    fn answers(&self, question: Question, kind: ModelKind) -> bool {
-        question == Question::Deadlock && kind == ModelKind::Net
+    fn answers(&self, question: &Question, kind: ModelKind) -> bool {
+        *question == Question::Deadlock && kind == ModelKind::Net
     }
 
     fn run(&self, asked: Asked<'_>, _observer: &mut dyn Observer) -> RunResult {

@@ -130,8 +130,8 @@ impl Engine for StubbornOptions {
 
     /// The reduction keeps every deadlock (and, in programs, a fault), not the other
     /// markings a question may ask about.
-    fn answers(&self, question: Question, _kind: ModelKind) -> bool {
-        question == Question::Deadlock
+    fn answers(&self, question: &Question, _kind: ModelKind) -> bool {
+        *question == Question::Deadlock
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {

@@ -25,6 +25,7 @@ pub(crate) mod model;
 pub(crate) mod net;
 pub(crate) mod one_safe;
 pub(crate) mod program;
+pub(crate) mod property;
 
 use smallvec::SmallVec;
 use std::fmt;

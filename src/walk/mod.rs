@@ -63,8 +63,12 @@ impl Engine for WalkOptions {
 
     /// Faults of any system are what it hunts, and the OneSafe view's are the markings
     /// with two tokens on a place.
-    fn answers(&self, question: Question, kind: ModelKind) -> bool {
-        question == Question::Deadlock || kind == ModelKind::Net
+    fn answers(&self, question: &Question, kind: ModelKind) -> bool {
+        match question {
+            Question::Deadlock => true,
+            Question::OneSafe => kind == ModelKind::Net,
+            _ => false,
+        }
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {

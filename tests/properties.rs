@@ -1,0 +1,210 @@
+//! Reachability properties (`qpor check --query`, `--properties`): the explicit engine's
+//! answers against an independent search of the markings on random nets and formulas,
+//! against the contest's published answers on a shipped net, and the command line's
+//! output, exit statuses and errors.
+
+mod net_support;
+
+use net_support::random_net;
+use proptest::prelude::*;
+use qpor::net::{Net, PlaceId, TransId};
+use qpor::properties::{parse_query, read_properties, Formula, Property, Quantifier, Sum};
+use qpor::{check, CheckOptions, EngineChoice, Limits, Model, Question, Silent, Verdict};
+use std::collections::{HashSet, VecDeque};
+use std::process::Command;
+
+/// Every reachable marking of `net`, by a plain breadth-first search of its own (at most
+/// `max` of them; `None` beyond).
+fn markings(net: &Net, max: usize) -> Option<Vec<Vec<u32>>> {
+    let m0 = net.initial_marking();
+    let mut seen = HashSet::from([m0.clone()]);
+    let mut order = vec![m0.clone()];
+    let mut todo = VecDeque::from([m0]);
+    while let Some(m) = todo.pop_front() {
+        for t in 0..net.transitions.len() {
+            let mut next = m.clone();
+            if net.fire(&mut next, TransId(t as u32)) && seen.insert(next.clone()) {
+                if seen.len() > max {
+                    return None;
+                }
+                order.push(next.clone());
+                todo.push_back(next);
+            }
+        }
+    }
+    Some(order)
+}
+
+/// A random formula over `places` places and `transitions` transitions, `depth` deep.
+fn formula(places: usize, transitions: usize, depth: u32) -> impl Strategy<Value = Formula> {
+    let sum = (prop::collection::vec(0..places as u32, 0..3), 0u64..4).prop_map(|(ps, c)| Sum {
+        places: ps.into_iter().map(PlaceId).collect(),
+        constant: c,
+    });
+    let leaf = prop_oneof![
+        (sum.clone(), sum).prop_map(|(a, b)| Formula::Le(a, b)),
+        prop::collection::vec(0..transitions as u32, 0..3)
+            .prop_map(|ts| Formula::Fireable(ts.into_iter().map(TransId).collect())),
+        any::<bool>().prop_map(Formula::Const),
+    ];
+    leaf.prop_recursive(depth, 16, 3, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|f| Formula::Not(Box::new(f))),
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Formula::And),
+            prop::collection::vec(inner, 0..3).prop_map(Formula::Or),
+        ]
+    })
+}
+
+fn explicit_answers(net: &Net, properties: &[Property]) -> Vec<Option<bool>> {
+    let opts = CheckOptions {
+        engine: EngineChoice::Explicit,
+        question: Question::Reachability(properties.to_vec().into()),
+        ..CheckOptions::default()
+    };
+    let r =
+        check(&Model::Net(net.clone()), &opts, &mut Silent).expect("the check runs and its witnesses replay");
+    r.properties.iter().map(|p| p.value).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The explicit engine answers as the markings say: `EF φ` when one satisfies φ, `AG φ`
+    /// when all do; every witness it gives is replayed by the check (or the check fails).
+    #[test]
+    fn the_explicit_engine_answers_as_the_markings_say(
+        (spec, formulas) in random_net(2..=5, 1..=6, false, 2, 2).prop_flat_map(|spec| {
+            let (np, nt) = (spec.marking.len(), spec.transitions.len());
+            (Just(spec), prop::collection::vec((formula(np, nt, 3), any::<bool>()), 1..5))
+        })
+    ) {
+        let net = spec.build();
+        let Some(all) = markings(&net, 3_000) else { return Ok(()); };
+        let properties: Vec<Property> = formulas
+            .into_iter()
+            .enumerate()
+            .map(|(i, (formula, ef))| Property {
+                id: format!("p{i}"),
+                quantifier: if ef { Quantifier::Ef } else { Quantifier::Ag },
+                formula,
+            })
+            .collect();
+        let expected: Vec<Option<bool>> = properties
+            .iter()
+            .map(|p| {
+                let holds = |m: &Vec<u32>| p.formula.holds(&net, m);
+                Some(match p.quantifier {
+                    Quantifier::Ef => all.iter().any(holds),
+                    Quantifier::Ag => all.iter().all(holds),
+                })
+            })
+            .collect();
+        prop_assert_eq!(explicit_answers(&net, &properties), expected);
+    }
+}
+
+/// The shipped net's two contest examinations, answered as the contest published.
+#[test]
+fn the_contest_properties_of_a_shipped_net_get_the_published_answers() {
+    let net_file = "models/mcc2023/Philosophers-PT-000005.pnml";
+    let Model::Net(net) = qpor::load(net_file.as_ref(), &Default::default()).unwrap().model else {
+        panic!("a net")
+    };
+    let answers = std::fs::read_to_string("models/mcc2023/properties/answers.tsv").unwrap();
+    let mut checked = 0;
+    for exam in ["ReachabilityCardinality", "ReachabilityFireability"] {
+        let file = format!("models/mcc2023/properties/Philosophers-PT-000005/{exam}.xml");
+        let properties = read_properties(&std::fs::read_to_string(&file).unwrap(), &file, &net).unwrap();
+        assert_eq!(properties.len(), 16, "{file}");
+        for (p, value) in properties.iter().zip(explicit_answers(&net, &properties)) {
+            let published = answers
+                .lines()
+                .find_map(|l| {
+                    l.split('\t')
+                        .nth(2)
+                        .filter(|id| *id == p.id)
+                        .and(l.split('\t').nth(3))
+                })
+                .unwrap_or_else(|| panic!("{}: no published answer", p.id));
+            assert_eq!(value, Some(published == "TRUE"), "{}", p.id);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 32);
+}
+
+fn qpor(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_qpor"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn queries_answer_on_the_command_line_with_witnesses_and_exit_statuses() {
+    let net = "models/nets/philosophers-5.pnml";
+    let o = qpor(&[
+        "check",
+        net,
+        "--query",
+        "EF FIREABLE(t1)",
+        "--query",
+        "AG p1 <= 1",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "answered");
+    assert_eq!(v["properties"][0]["id"], "query-1");
+    assert_eq!(v["properties"].as_array().unwrap().len(), 2);
+    // A text report names each property with its value.
+    let o = qpor(&["check", net, "--query", "EF p1 + p2 >= 9"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("1 of 1 property answered") && text.contains("query: FALSE"),
+        "{text}"
+    );
+    // An unknown place is an error at its column; programs are refused.
+    let o = qpor(&["check", net, "--query", "EF nowhere >= 1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--query:1:4: no place `nowhere`"));
+    let o = qpor(&["check", "models/proc/pi.proc", "--query", "EF TRUE"]);
+    assert_eq!(o.status.code(), Some(2));
+    // An engine that does not answer properties says so; so do options for deadlocks.
+    let o = qpor(&["check", net, "--engine", "stubborn", "--query", "EF TRUE"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not answer reachability properties"));
+    let o = qpor(&["check", net, "--all", "--query", "EF TRUE"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_search_out_of_states_leaves_the_undecided_properties_unknown() {
+    let Model::Net(net) = qpor::load("models/mcc2023/Dekker-PT-010.pnml".as_ref(), &Default::default())
+        .unwrap()
+        .model
+    else {
+        panic!("a net")
+    };
+    let first = &net.places[0].id;
+    let properties = vec![
+        parse_query("EF TRUE", "--query", &net, "now").unwrap(),
+        parse_query(&format!("AG {first} <= 1000"), "--query", &net, "never").unwrap(),
+    ];
+    let opts = CheckOptions {
+        engine: EngineChoice::Explicit,
+        question: Question::Reachability(properties.into()),
+        limits: Limits {
+            max_states: Some(50),
+            ..Limits::default()
+        },
+        ..CheckOptions::default()
+    };
+    let r = check(&Model::Net(net), &opts, &mut Silent).unwrap();
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert_eq!(r.properties[0].value, Some(true));
+    assert_eq!(r.properties[1].value, None);
+    assert!(r.stopped.is_some());
+}
