@@ -201,3 +201,37 @@ fn one_safe_from_nupn_invariants_or_exploration() {
         "{line}"
     );
 }
+
+/// The reachability examinations: one exact line per property of the file, in its order,
+/// each with the contest's published answer.
+#[test]
+fn reachability_examinations_answer_every_property_with_one_line() {
+    let dir = contest_dir("models/mcc2023/Philosophers-PT-000005.pnml");
+    let answers = fs::read_to_string("models/mcc2023/properties/answers.tsv").unwrap();
+    for exam in ["ReachabilityCardinality", "ReachabilityFireability"] {
+        fs::copy(
+            format!("models/mcc2023/properties/Philosophers-PT-000005/{exam}.xml"),
+            dir.path().join(format!("{exam}.xml")),
+        )
+        .unwrap();
+        let o = mcc(dir.path(), &["--examination", exam, "--time-limit", "60"], &[]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let expected: Vec<String> = answers
+            .lines()
+            .filter(|l| l.split('\t').nth(1) == Some(exam))
+            .map(|l| {
+                let cols: Vec<&str> = l.split('\t').collect();
+                format!("FORMULA {} {} TECHNIQUES EXPLICIT", cols[2], cols[3])
+            })
+            .collect();
+        assert_eq!(expected.len(), 16);
+        let out = stdout(&o);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines, expected, "{exam}");
+    }
+    // Without its property file the examination cannot be computed.
+    let empty = contest_dir("models/nets/philosophers-5.pnml");
+    let o = mcc(empty.path(), &["--examination", "ReachabilityFireability"], &[]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stdout(&o).contains("CANNOT_COMPUTE"), "{}", stdout(&o));
+}

@@ -17,7 +17,8 @@ pub struct MccArgs {
     /// The contest directory holding model.pnml (and iscolored, <Examination>.xml).
     #[arg(default_value = ".")]
     dir: PathBuf,
-    /// The examination (default: $BK_EXAMINATION): ReachabilityDeadlock or OneSafe.
+    /// The examination (default: $BK_EXAMINATION): ReachabilityDeadlock, OneSafe,
+    /// ReachabilityCardinality or ReachabilityFireability.
     #[arg(long, value_name = "NAME")]
     examination: Option<String>,
     /// The time budget in seconds (default: $BK_TIME_CONFINEMENT, else none).
@@ -69,6 +70,7 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
     let time_limit = args::time_limit(seconds)?;
     let cap = a.memory.enforce()?;
     let fallback = Examination::from_name(&examination).map(|e| mcc_property_id(&a.dir, e));
+    let a_examination = examination.clone();
     let opts = MccOptions {
         examination,
         time_limit,
@@ -90,8 +92,11 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
         outcome
     });
     let Some(outcome) = outcome else {
-        let id = fallback.unwrap_or_default();
-        print_text(&format!("{}\n", MccAnswer::CannotCompute { id }))?;
+        // A property examination prints no line for an undecided property.
+        if !Examination::from_name(&a_examination).is_some_and(Examination::asks_properties) {
+            let id = fallback.unwrap_or_default();
+            print_text(&format!("{}\n", MccAnswer::CannotCompute { id }))?;
+        }
         return Ok(3);
     };
     let outcome = match outcome {
@@ -105,11 +110,9 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
     for note in &outcome.notes {
         eprintln!("note: {note}");
     }
-    print_text(&format!("{}\n", outcome.answer))?;
-    Ok(match outcome.answer {
-        MccAnswer::CannotCompute { .. } => 3,
-        MccAnswer::Formula { .. } | MccAnswer::DoNotCompete => 0,
-    })
+    let lines: String = outcome.answers.iter().map(|a| format!("{a}\n")).collect();
+    print_text(&lines)?;
+    Ok(if outcome.complete() { 0 } else { 3 })
 }
 
 /// The examinations of the Model Checking Contest: qpor answers some and, as the contest

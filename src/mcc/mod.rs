@@ -11,11 +11,16 @@
 //!   (`system::one_safe`): the walk finds such markings, the explicit search finds them or
 //!   proves there are none.
 //!
+//! * **ReachabilityCardinality** and **ReachabilityFireability**: the properties of
+//!   `<Examination>.xml` (`EF φ`, `AG φ`), answered together by the portfolio
+//!   (`Question::Reachability`); one line per decided property, none for the others.
+//!
 //! Coloured nets and other examinations get `DO_NOT_COMPETE`; a run that decides nothing
 //! within the budget, `CANNOT_COMPUTE`.
 
 use crate::check::{check_shared, CheckOptions, EngineChoice, Limits, PortfolioChoice};
 use crate::engine::{Budget, EngineError, Observer, Question, Report, Verdict};
+use crate::parse::property::xml::read_properties;
 use crate::parse::{load, pnml, LoadError, LoadOptions};
 use crate::system::invariants::{structural_safeness, Safeness};
 use crate::system::model::Model;
@@ -53,6 +58,10 @@ pub enum Examination {
     ReachabilityDeadlock,
     /// Is every reachable marking 1-bounded?
     OneSafe,
+    /// Reachability properties over token counts.
+    ReachabilityCardinality,
+    /// Reachability properties over enabled transitions.
+    ReachabilityFireability,
 }
 
 impl Examination {
@@ -61,6 +70,8 @@ impl Examination {
         match name {
             "ReachabilityDeadlock" => Some(Examination::ReachabilityDeadlock),
             "OneSafe" => Some(Examination::OneSafe),
+            "ReachabilityCardinality" => Some(Examination::ReachabilityCardinality),
+            "ReachabilityFireability" => Some(Examination::ReachabilityFireability),
             _ => None,
         }
     }
@@ -70,7 +81,17 @@ impl Examination {
         match self {
             Examination::ReachabilityDeadlock => "ReachabilityDeadlock",
             Examination::OneSafe => "OneSafe",
+            Examination::ReachabilityCardinality => "ReachabilityCardinality",
+            Examination::ReachabilityFireability => "ReachabilityFireability",
         }
+    }
+
+    /// Whether the examination asks the properties of its file, one answer line each.
+    pub fn asks_properties(self) -> bool {
+        matches!(
+            self,
+            Examination::ReachabilityCardinality | Examination::ReachabilityFireability
+        )
     }
 }
 
@@ -112,14 +133,36 @@ impl fmt::Display for MccAnswer {
     }
 }
 
-/// An answer with what the user should know about how it came (a reader's error behind a
-/// CANNOT_COMPUTE, an engine that failed); `notes` go to standard error.
+/// The answers with what the user should know about how they came (a reader's error
+/// behind a CANNOT_COMPUTE, an engine that failed); `notes` go to standard error.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MccOutcome {
-    /// The answer line.
-    pub answer: MccAnswer,
+    /// The answer lines: one, or one per decided property of a reachability examination.
+    pub answers: Vec<MccAnswer>,
+    /// The properties of a reachability examination left undecided (no line is printed
+    /// for them).
+    pub undecided: Vec<String>,
     /// Diagnostics for standard error.
     pub notes: Vec<String>,
+}
+
+impl MccOutcome {
+    fn one(answer: MccAnswer, notes: Vec<String>) -> MccOutcome {
+        MccOutcome {
+            answers: vec![answer],
+            undecided: Vec::new(),
+            notes,
+        }
+    }
+
+    /// Whether every property asked was decided.
+    pub fn complete(&self) -> bool {
+        self.undecided.is_empty()
+            && self
+                .answers
+                .iter()
+                .all(|a| !matches!(a, MccAnswer::CannotCompute { .. }))
+    }
 }
 
 /// Answers the examination of `opts` on the contest directory `dir`. A witness the replay
@@ -127,18 +170,15 @@ pub struct MccOutcome {
 /// notes.
 pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Result<MccOutcome, EngineError> {
     let started = opts.started.unwrap_or_else(Instant::now);
-    let plain = |answer| MccOutcome {
-        answer,
-        notes: Vec::new(),
-    };
+    let plain = |answer| MccOutcome::one(answer, Vec::new());
     let Some(exam) = Examination::from_name(&opts.examination) else {
-        return Ok(MccOutcome {
-            answer: MccAnswer::DoNotCompete,
-            notes: vec![format!(
-                "examination {:?}: qpor answers ReachabilityDeadlock and OneSafe",
+        return Ok(MccOutcome::one(
+            MccAnswer::DoNotCompete,
+            vec![format!(
+                "examination {:?}: qpor answers ReachabilityDeadlock, OneSafe, ReachabilityCardinality and ReachabilityFireability",
                 opts.examination
             )],
-        });
+        ));
     };
     if is_coloured_dir(dir) {
         return Ok(plain(MccAnswer::DoNotCompete));
@@ -151,24 +191,22 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
             return Ok(plain(MccAnswer::DoNotCompete))
         }
         Err(e) => {
-            return Ok(MccOutcome {
-                answer: MccAnswer::CannotCompute { id },
-                notes: vec![e.to_string()],
-            })
+            return Ok(MccOutcome::one(
+                MccAnswer::CannotCompute { id },
+                vec![e.to_string()],
+            ))
         }
     };
     let mut notes = loaded.warnings;
     notes.extend(property_note);
     if exam == Examination::OneSafe {
         if let Some(techniques) = structurally_safe(&loaded.model, &invariant_budget(opts)) {
-            return Ok(MccOutcome {
-                answer: MccAnswer::Formula {
-                    id,
-                    holds: true,
-                    techniques,
-                },
-                notes,
-            });
+            let answer = MccAnswer::Formula {
+                id,
+                holds: true,
+                techniques,
+            };
+            return Ok(MccOutcome::one(answer, notes));
         }
     }
     let mut check_opts = CheckOptions {
@@ -188,18 +226,49 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
     check_opts.question = match exam {
         Examination::OneSafe => Question::OneSafe,
         Examination::ReachabilityDeadlock => Question::Deadlock,
+        Examination::ReachabilityCardinality | Examination::ReachabilityFireability => {
+            let file = dir.join(format!("{}.xml", exam.name()));
+            let read = crate::parse::read_text(&file)
+                .map_err(|e| e.to_string())
+                .and_then(|text| {
+                    let net = loaded.model.as_net().ok_or("a contest model is a net")?;
+                    read_properties(&text, &file.display().to_string(), net).map_err(|e| e.to_string())
+                });
+            match read {
+                Ok(properties) => Question::Reachability(properties.into()),
+                Err(e) => {
+                    notes.push(e);
+                    return Ok(MccOutcome::one(MccAnswer::CannotCompute { id }, notes));
+                }
+            }
+        }
     };
     let report = match check_shared(&Arc::new(loaded.model), &check_opts, observer) {
         Ok(r) => r,
         Err(e @ EngineError::Internal(_)) => return Err(e),
         Err(e) => {
             notes.push(e.to_string());
-            return Ok(MccOutcome {
-                answer: MccAnswer::CannotCompute { id },
-                notes,
-            });
+            return Ok(MccOutcome::one(MccAnswer::CannotCompute { id }, notes));
         }
     };
+    if exam.asks_properties() {
+        let mut out = MccOutcome {
+            answers: Vec::new(),
+            undecided: Vec::new(),
+            notes,
+        };
+        for p in &report.properties {
+            match p.value {
+                Some(holds) => out.answers.push(MccAnswer::Formula {
+                    id: p.id.clone(),
+                    holds,
+                    techniques: techniques(&report),
+                }),
+                None => out.undecided.push(p.id.clone()),
+            }
+        }
+        return Ok(out);
+    }
     let holds = match (exam, report.verdict) {
         (Examination::ReachabilityDeadlock, Verdict::Deadlock) => Some(true),
         (Examination::ReachabilityDeadlock, Verdict::NoDeadlock) => Some(false),
@@ -216,7 +285,7 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         },
         None => MccAnswer::CannotCompute { id },
     };
-    Ok(MccOutcome { answer, notes })
+    Ok(MccOutcome::one(answer, notes))
 }
 
 /// Whether the directory says its net is coloured (the contest's `iscolored` file).
