@@ -56,15 +56,23 @@ fn formula(places: usize, transitions: usize, depth: u32) -> impl Strategy<Value
     })
 }
 
-fn explicit_answers(net: &Net, properties: &[Property]) -> Vec<Option<bool>> {
+fn answers_of(engine: EngineChoice, net: &Net, properties: &[Property], millis: u64) -> Vec<Option<bool>> {
     let opts = CheckOptions {
-        engine: EngineChoice::Explicit,
+        engine,
         question: Question::Reachability(properties.to_vec().into()),
+        limits: Limits {
+            time_limit: (millis > 0).then(|| std::time::Duration::from_millis(millis)),
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
     let r =
         check(&Model::Net(net.clone()), &opts, &mut Silent).expect("the check runs and its witnesses replay");
     r.properties.iter().map(|p| p.value).collect()
+}
+
+fn explicit_answers(net: &Net, properties: &[Property]) -> Vec<Option<bool>> {
+    answers_of(EngineChoice::Explicit, net, properties, 0)
 }
 
 proptest! {
@@ -100,7 +108,17 @@ proptest! {
                 })
             })
             .collect();
-        prop_assert_eq!(explicit_answers(&net, &properties), expected);
+        prop_assert_eq!(explicit_answers(&net, &properties), expected.clone());
+        // The walk decides only what a marking it meets decides, never wrongly; the
+        // portfolio (walk and explicit search, answers merged) decides everything.
+        let walked = answers_of(EngineChoice::Walk { seed: 7 }, &net, &properties, 30);
+        for ((w, e), p) in walked.iter().zip(&expected).zip(&properties) {
+            prop_assert!(w.is_none() || w == e, "{}: walk {:?}, truth {:?}", p.id, w, e);
+            if w.is_some() {
+                prop_assert_eq!(*w, Some(p.value_when_reached(true)), "only witnesses decide");
+            }
+        }
+        prop_assert_eq!(answers_of(EngineChoice::default(), &net, &properties, 0), expected);
     }
 }
 

@@ -13,7 +13,7 @@
 use super::schedule::{Member, Planned};
 use crate::engine::{
     current_rss_bytes, Asked, Budget, CancelToken, Counters, EngineError, EngineRun, Observer, Progress,
-    Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
+    PropertyAnswer, Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
 use serde::{Deserialize, Serialize};
@@ -312,6 +312,11 @@ fn portfolio_report(
         Counters::of(&PortfolioCounters { engines_started }),
         started.elapsed().as_secs_f64(),
     );
+    if reports.iter().flatten().any(|r| !r.properties.is_empty()) {
+        let mut out = merged_properties(planned, &mut reports, overall_stop, stats)?;
+        out.engines = runs;
+        return Ok(out);
+    }
     let mut out = match answer.and_then(|i| reports[i].take().map(|r| (i, r))) {
         Some((i, r)) => {
             let mut out = if r.properties.is_empty() {
@@ -334,25 +339,69 @@ fn portfolio_report(
             let why = overall_stop
                 .or_else(|| runs.iter().rev().find_map(|r| r.stopped))
                 .unwrap_or(StopReason::Cancelled);
-            // Asked properties, the run that decided the most of them still answers those.
-            let best = reports
-                .iter_mut()
-                .enumerate()
-                .filter_map(|(i, r)| Some((i, r.as_mut().filter(|r| !r.properties.is_empty())?)))
-                .max_by_key(|(_, r)| r.properties.iter().filter(|p| p.value.is_some()).count());
-            match best {
-                Some((i, r)) => {
-                    let answers = std::mem::take(&mut r.properties);
-                    let mut out =
-                        Report::of_properties("auto", answers, Some(why), stats, Settings::default());
-                    out.answered_by = Some(planned.members[i].name());
-                    out
-                }
-                None => Report::new("auto", Vec::new(), Some(why), stats, Settings::default()),
-            }
+            Report::new("auto", Vec::new(), Some(why), stats, Settings::default())
         }
     };
     out.engines = runs;
+    Ok(out)
+}
+
+/// The portfolio's answers to reachability properties: each property takes the answer of
+/// the first member that decided it, so the walk's witnesses and a search's proofs add
+/// up. Two members that decide a property differently are an engine bug, reported as an
+/// internal error rather than either answer. `answered_by` names the member that decided
+/// the most; the report stops with the first member's reason when some stay undecided.
+fn merged_properties(
+    planned: &Planned,
+    reports: &mut [Option<Report>],
+    overall_stop: Option<StopReason>,
+    stats: Stats,
+) -> RunResult {
+    let mut merged: Vec<PropertyAnswer> = Vec::new();
+    let mut decided_by: Vec<Option<usize>> = Vec::new();
+    let mut stopped = overall_stop;
+    for (i, report) in reports.iter_mut().enumerate() {
+        let Some(r) = report.as_mut().filter(|r| !r.properties.is_empty()) else {
+            continue;
+        };
+        stopped = stopped.or(r.stopped);
+        if merged.is_empty() {
+            decided_by = r.properties.iter().map(|p| p.value.map(|_| i)).collect();
+            merged = std::mem::take(&mut r.properties);
+            continue;
+        }
+        for (k, p) in std::mem::take(&mut r.properties).into_iter().enumerate() {
+            let (Some(value), Some(into)) = (p.value, merged.get_mut(k)) else {
+                continue;
+            };
+            match into.value {
+                None => {
+                    *into = p;
+                    decided_by[k] = Some(i);
+                }
+                Some(v) if v != value => {
+                    let other = decided_by[k].map_or("?", |j| planned.members[j].name());
+                    return Err(EngineError::Internal(format!(
+                        "the {} and {other} engines answer property {} differently ({value} and {v})",
+                        planned.members[i].name(),
+                        into.id
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let mut count = vec![0usize; planned.members.len()];
+    for i in decided_by.iter().flatten() {
+        count[*i] += 1;
+    }
+    let best = (0..count.len())
+        .filter(|&i| count[i] > 0)
+        .max_by_key(|&i| count[i]);
+    let complete = merged.iter().all(|p| p.value.is_some());
+    let why = (!complete).then(|| stopped.unwrap_or(StopReason::Cancelled));
+    let mut out = Report::of_properties("auto", merged, why, stats, Settings::default());
+    out.answered_by = best.map(|i| planned.members[i].name());
     Ok(out)
 }
 

@@ -425,6 +425,9 @@ pub struct PropertyAnswer {
     pub id: String,
     /// TRUE or FALSE; `None` when the run ended before deciding it.
     pub value: Option<bool>,
+    /// The engine that decided it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<&'static str>,
     /// The reachable marking that decided it (TRUE for `EF φ`: a marking satisfying φ;
     /// FALSE for `AG φ`: one violating φ), with its witness; `None` when the answer
     /// comes from a complete exploration or a proof, or is unknown.

@@ -103,6 +103,7 @@ pub(crate) fn search_properties(
                 PropertyAnswer {
                     id: p.id.clone(),
                     value: Some(p.value_when_reached(true)),
+                    decided_by: Some("explicit"),
                     reached: Some(Reached {
                         state: StateEntries::default(),
                         state_text: sys.describe_state(&state),
@@ -113,6 +114,7 @@ pub(crate) fn search_properties(
             None => PropertyAnswer {
                 id: p.id.clone(),
                 value: complete.then(|| p.value_when_reached(false)),
+                decided_by: complete.then_some("explicit"),
                 reached: None,
             },
         })

@@ -262,7 +262,7 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
                 Some(holds) => out.answers.push(MccAnswer::Formula {
                     id: p.id.clone(),
                     holds,
-                    techniques: techniques(&report),
+                    techniques: engine_techniques(p.decided_by.unwrap_or(report.engine), &report),
                 }),
                 None => out.undecided.push(p.id.clone()),
             }
@@ -357,7 +357,12 @@ fn structurally_safe(model: &Model, budget: &Budget) -> Option<Vec<&'static str>
 
 /// The contest's names for what produced `report`'s answer.
 fn techniques(report: &Report) -> Vec<&'static str> {
-    let mut out = match report.answered_by.unwrap_or(report.engine) {
+    engine_techniques(report.answered_by.unwrap_or(report.engine), report)
+}
+
+/// The contest's names for an answer of `engine` within `report`'s run.
+fn engine_techniques(engine: &str, report: &Report) -> Vec<&'static str> {
+    let mut out = match engine {
         "qpor" => vec!["NET_UNFOLDING", "PARTIAL_ORDER_REDUCTION"],
         "walk" => vec!["RANDOM_WALK"],
         "stubborn" | "stubborn-best" => vec!["EXPLICIT", "STUBBORN_SETS"],

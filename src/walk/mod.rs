@@ -18,12 +18,14 @@
 //! ([`System::enabled_steps_touching`]); a step costs what its neighbourhood costs, not
 //! what the whole model does.
 
+mod reach;
 use crate::engine::Question;
 use crate::engine::{
     Asked, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report, RunResult,
     Settings, Stats, StepNames, StopReason,
 };
-use crate::system::model::{ModelKind, SystemOptions};
+use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::net::NetSystem;
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
 use hashbrown::{HashMap, HashSet};
 use rand::rngs::SmallRng;
@@ -61,17 +63,24 @@ impl Engine for WalkOptions {
         "walk"
     }
 
-    /// Faults of any system are what it hunts, and the OneSafe view's are the markings
-    /// with two tokens on a place.
+    /// Faults of any system are what it hunts, the OneSafe view's are the markings with
+    /// two tokens on a place, and a net's properties are decided by the markings it meets
+    /// (the ones a witness decides: TRUE `EF`, FALSE `AG`).
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
-        match question {
-            Question::Deadlock => true,
-            Question::OneSafe => kind == ModelKind::Net,
-            _ => false,
-        }
+        *question == Question::Deadlock || kind == ModelKind::Net
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        if let (Question::Reachability(properties), Model::Net(net)) = (asked.question, asked.model) {
+            let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
+            return Ok(reach::walk_properties(
+                &sys,
+                properties,
+                self,
+                asked.budget,
+                observer,
+            ));
+        }
         asked.search_system(&self.system, |sys, system| {
             walk(sys, &WalkOptions { system, ..*self }, asked.budget, observer)
         })
