@@ -18,6 +18,10 @@
 //! assert_eq!(deadlock.witness.steps.len(), 5); // each philosopher takes a first fork
 //! ```
 //!
+//! Nets are also asked reachability properties, `EF φ` and `AG φ` ([`properties`]: read from
+//! the query syntax or the contest's XML files, asked as [`Question::Reachability`], answered
+//! per property in [`Report::properties`]).
+//!
 //! Beyond checking, [`unfolding`] builds complete finite prefixes and explores unfoldings
 //! event by event, [`dot`] draws models, prefixes, event structures and exploration trees,
 //! [`render`] writes reports as text and JSON, [`formats`] reads and writes single file
