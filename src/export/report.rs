@@ -36,7 +36,6 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         Verdict::Inconclusive | Verdict::Answered => &properties,
     };
     let _ = writeln!(s, "{model}: {headline}");
-    write_properties(&mut s, report);
     if let Some(by) = report.answered_by.filter(|_| opts.verbose) {
         let _ = writeln!(s, "  answered by: {by}");
     }
@@ -48,6 +47,7 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         };
         let _ = writeln!(s, "  stopped: {why}{incomplete}");
     }
+    write_properties(&mut s, report);
     let bad: Vec<&Finding> = report
         .findings
         .iter()
@@ -196,7 +196,10 @@ pub fn reduction_text(r: &ReductionSummary) -> String {
 /// One engine of a portfolio: `qpor: cancelled, 1204 events, 0.2 s`.
 fn run_text(run: &EngineRun) -> String {
     let mut head = run.ended.name().to_string();
-    if let Some(v) = run.verdict.filter(|v| *v != Verdict::Inconclusive) {
+    if let Some(v) = run
+        .verdict
+        .filter(|v| !matches!(v, Verdict::Inconclusive | Verdict::Answered))
+    {
         let _ = write!(head, " ({})", v.name());
     }
     if let Some(why) = run.stopped.filter(|_| run.ended == RunEnd::Inconclusive) {
