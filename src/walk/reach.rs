@@ -10,7 +10,7 @@ use crate::engine::{
     Budget, Counters, Observer, Pacer, Progress, PropertyAnswer, Reached, Report, Settings, StateEntries,
     Stats, StepNames,
 };
-use crate::system::net::{NetSystem, TransId};
+use crate::system::net::{Net, NetSystem, PlaceId, TransId};
 use crate::system::property::{Formula, Property};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -34,7 +34,7 @@ pub(crate) fn walk_properties(
     let mut counters = WalkCounters::default();
     let mut pacer = Pacer::default();
     let mut path: Vec<TransId> = Vec::new();
-    let mut enabled: Vec<TransId> = Vec::new();
+    let mut enabled = EnabledSet::new(net);
     let mut stopped = None;
     let check = |marking: &[u32], path: &[TransId], reached: &mut [Option<(Vec<u32>, Vec<TransId>)>]| {
         let mut closed = 0;
@@ -53,9 +53,10 @@ pub(crate) fn walk_properties(
         let limit = 1u64 << (SHORTEST_WALK_LOG2 + (counters.walks % span as u64) as u32);
         counters.walks += 1;
         let mut marking = initial.clone();
+        enabled.reset(&marking);
         path.clear();
         while (path.len() as u64) < limit && open > 0 {
-            match pacer.tick(net.transitions.len() + marking.len(), budget) {
+            match pacer.tick(16, budget) {
                 Err(why) => {
                     stopped = Some(why);
                     break 'walks;
@@ -67,21 +68,14 @@ pub(crate) fn walk_properties(
                 }),
                 Ok(None) => {}
             }
-            enabled.clear();
-            enabled.extend((0..net.transitions.len() as u32).map(TransId).filter(|t| {
-                net.transitions[t.index()]
-                    .needs()
-                    .iter()
-                    .all(|&(p, w)| marking[p.index()] >= w)
-            }));
             if enabled.is_empty() {
                 counters.dead_states += 1;
                 break;
             }
-            let t = enabled[rng.random_range(0..enabled.len())];
-            net.fire(&mut marking, t);
+            let t = enabled.pick(&mut rng);
+            enabled.fire(t, &mut marking);
             counters.steps += 1;
-            path.push(t);
+            path.push(TransId(t));
             open -= check(&marking, &path, &mut reached);
         }
     }
@@ -116,4 +110,118 @@ pub(crate) fn walk_properties(
         Stats::new(Counters::of(&counters), seconds),
         Settings::default(),
     )
+}
+
+/// The enabled transitions of a marking, kept up to date as transitions fire: firing `t`
+/// changes only the places it consumes from or produces on, so only the transitions that
+/// need one of those places can change. Arcs are read once, here, not at every step.
+struct EnabledSet {
+    /// Per transition: the tokens it needs, by place (consumed and read).
+    needs: Vec<Vec<(usize, u32)>>,
+    /// Per transition: its consumption and production.
+    pre: Vec<Vec<(usize, u32)>>,
+    post: Vec<Vec<(usize, u32)>>,
+    /// Per place: the transitions that need it.
+    needed_by: Vec<Vec<u32>>,
+    /// The enabled transitions, in no order, and each one's index in it.
+    list: Vec<u32>,
+    at: Vec<u32>,
+    /// Transitions already looked at in this update (`stamp[t] == round`).
+    stamp: Vec<u32>,
+    round: u32,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl EnabledSet {
+    fn new(net: &Net) -> EnabledSet {
+        let arcs = |v: &[(PlaceId, u32)]| v.iter().map(|&(p, w)| (p.index(), w)).collect::<Vec<_>>();
+        let needs: Vec<Vec<(usize, u32)>> = net.transitions.iter().map(|t| arcs(&t.needs())).collect();
+        let mut needed_by = vec![Vec::new(); net.places.len()];
+        for (t, n) in needs.iter().enumerate() {
+            for &(p, _) in n {
+                needed_by[p].push(t as u32);
+            }
+        }
+        EnabledSet {
+            pre: net.transitions.iter().map(|t| arcs(&t.pre)).collect(),
+            post: net.transitions.iter().map(|t| arcs(&t.post)).collect(),
+            needs,
+            needed_by,
+            list: Vec::new(),
+            at: vec![ABSENT; net.transitions.len()],
+            stamp: vec![0; net.transitions.len()],
+            round: 0,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// A transition enabled at the marking, chosen uniformly.
+    fn pick(&self, rng: &mut SmallRng) -> u32 {
+        self.list[rng.random_range(0..self.list.len())]
+    }
+
+    fn enabled_in(&self, t: usize, marking: &[u32]) -> bool {
+        self.needs[t].iter().all(|&(p, w)| marking[p] >= w)
+    }
+
+    fn set(&mut self, t: usize, on: bool) {
+        match (self.at[t] != ABSENT, on) {
+            (false, true) => {
+                self.at[t] = self.list.len() as u32;
+                self.list.push(t as u32);
+            }
+            (true, false) => {
+                let i = self.at[t] as usize;
+                self.list.swap_remove(i);
+                if let Some(&moved) = self.list.get(i) {
+                    self.at[moved as usize] = i as u32;
+                }
+                self.at[t] = ABSENT;
+            }
+            _ => {}
+        }
+    }
+
+    /// The set of `marking`, computed afresh.
+    fn reset(&mut self, marking: &[u32]) {
+        for t in 0..self.needs.len() {
+            let on = self.enabled_in(t, marking);
+            self.set(t, on);
+        }
+    }
+
+    /// Fires `t`, enabled at `marking`, and updates the set. Token counts saturate, as
+    /// [`Net::fire`]'s do.
+    fn fire(&mut self, t: u32, marking: &mut [u32]) {
+        let t = t as usize;
+        for &(p, w) in &self.pre[t] {
+            marking[p] -= w;
+        }
+        for &(p, w) in &self.post[t] {
+            marking[p] = marking[p].saturating_add(w);
+        }
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            self.stamp.fill(0);
+            self.round = 1;
+        }
+        for k in 0..self.pre[t].len() + self.post[t].len() {
+            let p = match self.pre[t].get(k) {
+                Some(&(p, _)) => p,
+                None => self.post[t][k - self.pre[t].len()].0,
+            };
+            for i in 0..self.needed_by[p].len() {
+                let u = self.needed_by[p][i] as usize;
+                if self.stamp[u] != self.round {
+                    self.stamp[u] = self.round;
+                    let on = self.enabled_in(u, marking);
+                    self.set(u, on);
+                }
+            }
+        }
+    }
 }
