@@ -7,6 +7,7 @@ mod net_support;
 
 use net_support::random_net;
 use proptest::prelude::*;
+use qpor::engines::stubborn::SearchOrder;
 use qpor::net::{Net, PlaceId, TransId};
 use qpor::properties::{parse_query, read_properties, Formula, Property, Quantifier, Sum};
 use qpor::{check, CheckOptions, EngineChoice, Limits, Model, Question, Silent, Verdict};
@@ -79,15 +80,24 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     /// The explicit engine answers as the markings say: `EF φ` when one satisfies φ, `AG φ`
-    /// when all do; every witness it gives is replayed by the check (or the check fails).
+    /// when all do; so do the portfolio and the stubborn search, and the walk and the state
+    /// equation never contradict it; every witness is replayed by the check (or the check
+    /// fails). The nets have weights and read arcs.
     #[test]
-    fn the_explicit_engine_answers_as_the_markings_say(
-        (spec, formulas) in random_net(2..=5, 1..=6, false, 2, 2).prop_flat_map(|spec| {
+    fn every_engine_answers_as_the_markings_say(
+        (spec, reads, formulas) in random_net(2..=5, 1..=6, false, 2, 2).prop_flat_map(|spec| {
             let (np, nt) = (spec.marking.len(), spec.transitions.len());
-            (Just(spec), prop::collection::vec((formula(np, nt, 3), any::<bool>()), 1..5))
+            (
+                Just(spec),
+                prop::collection::vec((0..nt as u32, 0..np as u32), 0..3),
+                prop::collection::vec((formula(np, nt, 3), any::<bool>()), 1..5),
+            )
         })
     ) {
-        let net = spec.build();
+        let mut net = spec.build();
+        for (t, p) in reads {
+            net.add_read(TransId(t), PlaceId(p));
+        }
         let Some(all) = markings(&net, 3_000) else { return Ok(()); };
         let properties: Vec<Property> = formulas
             .into_iter()
@@ -118,7 +128,19 @@ proptest! {
                 prop_assert_eq!(*w, Some(p.value_when_reached(true)), "only witnesses decide");
             }
         }
-        prop_assert_eq!(answers_of(EngineChoice::default(), &net, &properties, 0), expected);
+        prop_assert_eq!(answers_of(EngineChoice::default(), &net, &properties, 0), expected.clone());
+        // The stubborn search, either order, explores a reduced graph completely.
+        for order in [SearchOrder::Depth, SearchOrder::Breadth] {
+            let answers = answers_of(EngineChoice::Stubborn { order }, &net, &properties, 0);
+            prop_assert_eq!(answers, expected.clone(), "stubborn, {:?}", order);
+        }
+        // The state equation decides what it proves or fires, never wrongly.
+        if cfg!(feature = "lp") {
+            let solved = answers_of(EngineChoice::Lp, &net, &properties, 0);
+            for ((a, e), p) in solved.iter().zip(&expected).zip(&properties) {
+                prop_assert!(a.is_none() || a == e, "{}: lp {:?}, truth {:?}", p.id, a, e);
+            }
+        }
     }
 }
 
@@ -191,11 +213,40 @@ fn queries_answer_on_the_command_line_with_witnesses_and_exit_statuses() {
     let o = qpor(&["check", "models/proc/pi.proc", "--query", "EF TRUE"]);
     assert_eq!(o.status.code(), Some(2));
     // An engine that does not answer properties says so; so do options for deadlocks.
-    let o = qpor(&["check", net, "--engine", "stubborn", "--query", "EF TRUE"]);
+    let o = qpor(&["check", net, "--engine", "qpor", "--query", "EF TRUE"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not answer reachability properties"));
     let o = qpor(&["check", net, "--all", "--query", "EF TRUE"]);
     assert_eq!(o.status.code(), Some(2));
+    let o = qpor(&[
+        "check", net, "--engine", "stubborn", "--order", "best", "--query", "EF TRUE",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--order best with reachability properties"));
+    // The stubborn search and the state equation answer, each with its own witness.
+    for engine in ["stubborn", "lp"]
+        .into_iter()
+        .filter(|e| *e != "lp" || cfg!(feature = "lp"))
+    {
+        let o = qpor(&[
+            "check",
+            net,
+            "--engine",
+            engine,
+            "--query",
+            "EF FIREABLE(t1)",
+            "--json",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{engine}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["properties"][0]["value"], true, "{engine}");
+        assert_eq!(v["properties"][0]["decided_by"], engine);
+    }
 }
 
 #[test]

@@ -196,6 +196,10 @@ pub enum StopReason {
     DeadSolution,
     /// The solver gave up for a reason of its own.
     SolverUnknown,
+    /// Some property's target has a solution of the state equation that no trap
+    /// constraint rules out and that could not be fired: the `lp` engine decides it
+    /// neither way.
+    OpenSolution,
     /// Under `--all`, an engine that shows one dead state and cannot list the others (the
     /// `lp` engine's fired solution).
     OneDeadStateOnly,
@@ -217,6 +221,10 @@ impl fmt::Display for StopReason {
                 )
             }
             StopReason::SolverUnknown => write!(f, "no proof: the solver gave up"),
+            StopReason::OpenSolution => write!(
+                f,
+                "undecided: the state equation has a solution that no trap rules out and that does not fire"
+            ),
             StopReason::OneDeadStateOnly => {
                 write!(f, "one dead state shown; this engine cannot list them all")
             }
@@ -227,7 +235,7 @@ impl fmt::Display for StopReason {
 impl StopReason {
     /// The reason's name in JSON: `time-limit`, `state-limit`, `event-limit`,
     /// `memory-limit`, `cancelled`, `interrupted`, `dead-solution`, `solver-unknown`,
-    /// `one-dead-state-only`.
+    /// `open-solution`, `one-dead-state-only`.
     pub fn name(&self) -> &'static str {
         match self {
             StopReason::TimeLimit { .. } => "time-limit",
@@ -238,6 +246,7 @@ impl StopReason {
             StopReason::Interrupted => "interrupted",
             StopReason::DeadSolution => "dead-solution",
             StopReason::SolverUnknown => "solver-unknown",
+            StopReason::OpenSolution => "open-solution",
             StopReason::OneDeadStateOnly => "one-dead-state-only",
         }
     }

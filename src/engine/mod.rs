@@ -27,6 +27,7 @@ pub use report::{
 pub use stats::{current_rss_bytes, peak_rss_bytes, Counters, Stats};
 
 use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::net::Net;
 use crate::system::property::Property;
 use crate::system::{ModelError, System};
 use std::sync::Arc;
@@ -126,7 +127,16 @@ pub struct Asked<'a> {
     pub budget: &'a Budget,
 }
 
-impl Asked<'_> {
+impl<'a> Asked<'a> {
+    /// The net and its properties when the question is about reachability properties of
+    /// a net.
+    pub(crate) fn net_properties(&self) -> Option<(&'a Net, &'a [Property])> {
+        match (self.question, self.model) {
+            (Question::Reachability(properties), Model::Net(net)) => Some((net, properties)),
+            _ => None,
+        }
+    }
+
     /// Runs `search` on the component system the model becomes under `system` as the
     /// question views it (the OneSafe view for OneSafe), handing it those options: the
     /// whole of [`Engine::run`] for a search that answers every question on any system.

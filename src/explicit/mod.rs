@@ -18,7 +18,7 @@ use crate::engine::{
     Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason,
 };
 use crate::space::{FoundStates, SearchTree};
-use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::model::{ModelKind, SystemOptions};
 use crate::system::net::NetSystem;
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use serde::{Deserialize, Serialize};
@@ -48,9 +48,9 @@ impl Engine for ExplicitOptions {
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
-        if let (Question::Reachability(properties), Model::Net(net)) = (asked.question, asked.model) {
+        if let Some((net, properties)) = asked.net_properties() {
             let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
-            return Ok(reach::search_properties(
+            return Ok(reach::answer_properties(
                 &sys,
                 properties,
                 self,

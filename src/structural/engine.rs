@@ -1,14 +1,19 @@
-//! The `lp` engine: the state-equation proof of `state_equation` behind the [`Engine`]
+//! The `lp` engine: the state-equation proofs of `state_equation` behind the [`Engine`]
 //! trait. It proves deadlock freedom, or shows a deadlock when the solver's dead solution
-//! can be fired, or says nothing.
+//! can be fired, or says nothing; on reachability properties it proves a target
+//! unreachable, or fires a solution that reaches it.
 
-use super::state_equation::{self, Answer};
+use super::state_equation::deadlock::{self, Answer};
+use super::state_equation::property::{self, Decision};
+use super::state_equation::Work;
 use crate::engine::Question;
 use crate::engine::{
-    Asked, Counters, Engine, Finding, FindingKind, Observer, Report, RunResult, Settings, Stats, StepNames,
-    StopReason,
+    Asked, Budget, Counters, Engine, Finding, FindingKind, Observer, PropertyAnswer, Reached, Report,
+    RunResult, Settings, StateEntries, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::net::{Net, TransId};
+use crate::system::property::{Formula, Property};
 use crate::system::{classify_dead, state_after, ActionId, DeadKind, ModelError, Step};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -28,12 +33,16 @@ impl Engine for LpOptions {
         "lp"
     }
 
-    /// The state equation speaks of nets' markings, and its dead solutions of deadlocks.
+    /// The state equation speaks of nets' markings: its dead solutions of deadlocks, its
+    /// solutions satisfying a target of reachability properties.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
-        *question == Question::Deadlock && kind == ModelKind::Net
+        matches!(question, Question::Deadlock | Question::Reachability(_)) && kind == ModelKind::Net
     }
 
     fn run(&self, asked: Asked<'_>, _observer: &mut dyn Observer) -> RunResult {
+        if let Some((net, properties)) = asked.net_properties() {
+            return Ok(self.answer_properties(asked.model, net, properties, asked.budget)?);
+        }
         let Asked { model, budget, .. } = asked;
         let start = Instant::now();
         let net = match model {
@@ -46,7 +55,7 @@ impl Engine for LpOptions {
                 .into())
             }
         };
-        let outcome = state_equation::check(net, budget);
+        let outcome = deadlock::check(net, budget);
         let mut findings = Vec::new();
         let stopped = match &outcome.answer {
             Answer::NoDeadlock | Answer::AlwaysEnabled(_) => None,
@@ -58,14 +67,7 @@ impl Engine for LpOptions {
             Answer::Unknown(_) => Some(StopReason::SolverUnknown),
             Answer::Stopped => Some(budget.exhausted().unwrap_or(StopReason::Cancelled)),
         };
-        let counters = Counters::of(&LpCounters {
-            places: net.places.len() as u64,
-            transitions: net.transitions.len() as u64,
-            solver_calls: outcome.solver_calls,
-            trap_constraints: outcome.trap_constraints,
-            candidates_set_aside: outcome.set_aside,
-        });
-        let stats = Stats::new(counters, start.elapsed().as_secs_f64());
+        let stats = Stats::new(counters(net, &outcome.work), start.elapsed().as_secs_f64());
         Ok(Report::new(
             self.name(),
             findings,
@@ -74,6 +76,83 @@ impl Engine for LpOptions {
             Settings::default(),
         ))
     }
+}
+
+impl LpOptions {
+    /// Each property decided from the state equation of `net` (the model), with the
+    /// firing sequence of a solution that reaches its target as the witness.
+    fn answer_properties(
+        &self,
+        model: &Model,
+        net: &Net,
+        properties: &[Property],
+        budget: &Budget,
+    ) -> Result<Report, ModelError> {
+        let start = Instant::now();
+        let targets: Vec<Formula> = properties.iter().map(Property::target).collect();
+        let outcome = property::check(net, &targets, budget);
+        let sys = model.system(&self.system)?;
+        let mut names = StepNames::default();
+        let mut answers = Vec::with_capacity(properties.len());
+        for ((p, target), decision) in properties.iter().zip(&targets).zip(&outcome.decisions) {
+            let mut answer = PropertyAnswer {
+                id: p.id.clone(),
+                value: None,
+                decided_by: None,
+                reached: None,
+            };
+            match decision {
+                None => {}
+                Some(Decision::Unreachable) => {
+                    answer.value = Some(p.value_when_reached(false));
+                    answer.decided_by = Some("lp");
+                }
+                Some(Decision::Reached(sequence)) => {
+                    let actions: Vec<ActionId> = sequence.iter().map(|&t| ActionId(t as u32)).collect();
+                    let marking = net
+                        .marking_after(sequence.iter().map(|&t| TransId(t as u32)))
+                        .filter(|m| target.holds(net, m)).ok_or_else(|| {
+                        ModelError::new(format!(
+                            "[qpor internal bug] the state equation's solution for {} does not reach its target",
+                            p.id
+                        ))
+                    })?;
+                    answer.value = Some(p.value_when_reached(true));
+                    answer.decided_by = Some("lp");
+                    answer.reached = Some(Reached {
+                        state: StateEntries::default(),
+                        state_text: net.marking_text(&marking),
+                        witness: names.witness(&*sys, actions),
+                    });
+                }
+            }
+            answers.push(answer);
+        }
+        let stats = Stats::new(counters(net, &outcome.work), start.elapsed().as_secs_f64());
+        let stopped = match outcome.stopped {
+            Some(why) => Some(why),
+            None if answers.iter().any(|a| a.value.is_none()) => Some(StopReason::OpenSolution),
+            None => None,
+        };
+        Ok(Report::of_properties(
+            self.name(),
+            answers,
+            stopped,
+            stats,
+            Settings::default(),
+        ))
+    }
+}
+
+/// The engine's counters after `work` on `net`.
+fn counters(net: &Net, work: &Work) -> Counters {
+    Counters::of(&LpCounters {
+        places: net.places.len() as u64,
+        transitions: net.transitions.len() as u64,
+        solver_calls: work.solver_calls,
+        trap_constraints: work.trap_constraints,
+        candidates_set_aside: work.set_aside,
+    })
 }
 
 /// The deadlock reached by firing `sequence` (transition indices) on the system the check

@@ -68,11 +68,13 @@
 
 pub(crate) mod net;
 pub(crate) mod program;
+pub(crate) mod reach;
 
 use crate::engine::Question;
 use crate::engine::{
     Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, Settings, StopReason,
 };
+use crate::space::properties::{search_properties, PropertySearch};
 use crate::space::{FoundStates, SearchTree};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::NetSystem;
@@ -128,13 +130,19 @@ impl Engine for StubbornOptions {
         "stubborn"
     }
 
-    /// The reduction keeps every deadlock (and, in programs, a fault), not the other
-    /// markings a question may ask about.
-    fn answers(&self, question: &Question, _kind: ModelKind) -> bool {
+    /// The deadlock reduction keeps every deadlock (and, in programs, a fault); on a
+    /// net's reachability properties the sets keep every target reachable ([`reach`]).
+    /// Not the OneSafe view's markings, which it would need other seeds for.
+    fn answers(&self, question: &Question, kind: ModelKind) -> bool {
         *question == Question::Deadlock
+            || (matches!(question, Question::Reachability(_)) && kind == ModelKind::Net)
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        if let Some((net, properties)) = asked.net_properties() {
+            let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
+            return Ok(answer_properties(&sys, properties, self, asked.budget, observer)?);
+        }
         let Asked { model, budget, .. } = asked;
         match model {
             Model::Net(net) => {
@@ -168,6 +176,37 @@ pub fn search_net(
         set: Vec::new(),
     };
     search(sys, reduction, opts, budget, observer)
+}
+
+/// Answers `properties` on the net system `sys` by the stubborn search with the sets of
+/// [`reach`], depth or breadth first as `opts.order` says (best first looks for
+/// deadlocks: [`crate::CheckOptions::validate`] refuses it on properties).
+fn answer_properties(
+    sys: &NetSystem<'_>,
+    properties: &[crate::system::property::Property],
+    opts: &StubbornOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Result<Report, ModelError> {
+    let mut reduction = reach::PropertyReduction::new(sys.net());
+    let how = PropertySearch {
+        expansion: &mut reduction,
+        depth_first: opts.order != SearchOrder::Breadth,
+        max_states: opts.max_states,
+        engine: "stubborn",
+    };
+    let explored = search_properties(sys, properties, how, budget, observer)?;
+    let counters = StubbornCounters {
+        store: explored.store.clone(),
+        expanded: explored.expanded,
+        edges: explored.edges,
+        enabled: explored.enabled,
+        ..StubbornCounters::default()
+    };
+    let settings = StubbornSettings {
+        order: opts.order.name().to_string(),
+    };
+    Ok(explored.report(Counters::of(&counters), Settings::of(&settings)))
 }
 
 /// Runs the stubborn-set search on the program system `sys` and reports its deadlocks,

@@ -179,15 +179,7 @@ impl NetStubborn {
     /// enabled transition (non-empty). Written into `out` (cleared first), sorted.
     pub(crate) fn stubborn(&mut self, marking: &[u32], enabled: &[u32], out: &mut Vec<u32>) {
         out.clear();
-        self.enabled_stamp = self.enabled_stamp.wrapping_add(1);
-        if self.enabled_stamp == 0 {
-            self.enabled.fill(0);
-            self.covered.fill(0);
-            self.enabled_stamp = 1;
-        }
-        for &t in enabled {
-            self.enabled[t as usize] = self.enabled_stamp;
-        }
+        self.mark_enabled(enabled);
         self.best.clear();
         for &root in enabled {
             // A root inside a set already found gives that set again: its component reaches
@@ -208,6 +200,68 @@ impl NetStubborn {
         }
         out.extend_from_slice(&self.best);
         out.sort_unstable();
+    }
+
+    /// The enabled transitions of the closure of `seeds` (enabled or not) under rules (a)
+    /// and (b) at `marking`, where `enabled` lists every enabled transition. Written into
+    /// `out` (cleared first), sorted. The closure is stubborn: D1 and D2 hold for every
+    /// member, whatever the seeds.
+    pub(crate) fn closure(&mut self, marking: &[u32], enabled: &[u32], seeds: &[u32], out: &mut Vec<u32>) {
+        out.clear();
+        self.mark_enabled(enabled);
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.visited.fill(0);
+            self.stamp = 1;
+        }
+        let mut todo = std::mem::take(&mut self.component);
+        todo.clear();
+        for &t in seeds {
+            if self.visited[t as usize] != self.stamp {
+                self.visited[t as usize] = self.stamp;
+                todo.push(t);
+            }
+        }
+        let mut succ = std::mem::take(&mut self.succ);
+        while let Some(t) = todo.pop() {
+            if self.enabled[t as usize] == self.enabled_stamp {
+                out.push(t);
+            }
+            succ.clear();
+            self.successors(t, marking, &mut succ);
+            for &u in &succ {
+                if self.visited[u as usize] != self.stamp {
+                    self.visited[u as usize] = self.stamp;
+                    todo.push(u);
+                }
+            }
+        }
+        self.succ = succ;
+        self.component = todo;
+        out.sort_unstable();
+    }
+
+    /// The transitions that leave more tokens on place `p` than they find.
+    pub(crate) fn increasers(&self, p: usize) -> &[u32] {
+        self.increasers.of(p)
+    }
+
+    /// The transitions that leave fewer tokens on place `p` than they find.
+    pub(crate) fn decreasers(&self, p: usize) -> &[u32] {
+        self.decreasers.of(p)
+    }
+
+    /// Stamps the transitions of `enabled` as the enabled ones of a new marking.
+    fn mark_enabled(&mut self, enabled: &[u32]) {
+        self.enabled_stamp = self.enabled_stamp.wrapping_add(1);
+        if self.enabled_stamp == 0 {
+            self.enabled.fill(0);
+            self.covered.fill(0);
+            self.enabled_stamp = 1;
+        }
+        for &t in enabled {
+            self.enabled[t as usize] = self.enabled_stamp;
+        }
     }
 
     /// Appends to `succ` the transitions that rules (a) and (b) add with `t`.

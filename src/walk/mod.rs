@@ -24,7 +24,7 @@ use crate::engine::{
     Asked, Budget, Counters, Engine, Finding, FindingKind, Observer, Pacer, Progress, Report, RunResult,
     Settings, Stats, StepNames, StopReason,
 };
-use crate::system::model::{Model, ModelKind, SystemOptions};
+use crate::system::model::{ModelKind, SystemOptions};
 use crate::system::net::NetSystem;
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
 use hashbrown::{HashMap, HashSet};
@@ -71,7 +71,7 @@ impl Engine for WalkOptions {
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
-        if let (Question::Reachability(properties), Model::Net(net)) = (asked.question, asked.model) {
+        if let Some((net, properties)) = asked.net_properties() {
             let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
             return Ok(reach::walk_properties(
                 &sys,

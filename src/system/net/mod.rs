@@ -315,6 +315,16 @@ impl Net {
         true
     }
 
+    /// The marking reached by firing `sequence` from the initial marking, or `None` when a
+    /// transition is not enabled in its turn.
+    pub fn marking_after(&self, sequence: impl IntoIterator<Item = TransId>) -> Option<Vec<u32>> {
+        let mut marking = self.initial_marking();
+        sequence
+            .into_iter()
+            .all(|t| self.fire(&mut marking, t))
+            .then_some(marking)
+    }
+
     /// The initial marking as a vector of token counts.
     pub fn initial_marking(&self) -> Vec<u32> {
         self.places.iter().map(|p| p.initial).collect()

@@ -1,0 +1,232 @@
+//! The search of a net's markings that answers reachability properties,
+//! shared by the explicit engine (which fires every enabled transition) and the stubborn
+//! one (which fires those of a set that keeps every open property's target reachable).
+//!
+//! One search evaluates every open property's target ([`Property::target`]) on each
+//! marking it stores, and closes a property the first time its target holds, with the
+//! path the search took there: breadth first, a shortest path of the graph it explores;
+//! depth first, the path it was following, which reaches deep markings sooner.
+//! The search stops when every property is closed; a complete search closes the rest the
+//! other way (no marking it can reach satisfies their target); a search stopped by a limit
+//! leaves them unknown.
+
+use super::store::{SearchTree, StoreCounters};
+use crate::engine::{
+    Budget, Counters, Observer, Pacer, Progress, PropertyAnswer, Reached, Report, Settings, StateEntries,
+    Stats, StepNames, StopReason,
+};
+use crate::system::net::NetSystem;
+use crate::system::property::{Formula, Property};
+use crate::system::{Local, ModelError, Step, System};
+use std::time::Instant;
+
+/// What a property search found and what it took.
+#[derive(Clone, Debug)]
+pub(crate) struct Explored {
+    /// The engine that answers.
+    pub engine: &'static str,
+    /// One answer per property, in the order asked.
+    pub answers: Vec<PropertyAnswer>,
+    /// Why the search stopped with properties open, if it did.
+    pub stopped: Option<StopReason>,
+    /// States whose successors were computed.
+    pub expanded: u64,
+    /// Transitions fired (with repeats).
+    pub edges: u64,
+    /// Transitions enabled at the expanded states, fired or not.
+    pub enabled: u64,
+    /// The state store.
+    pub store: StoreCounters,
+    /// How long it took.
+    pub seconds: f64,
+}
+
+impl Explored {
+    /// The engine's report of the answers, with its `counters` and `settings`.
+    pub(crate) fn report(self, counters: Counters, settings: Settings) -> Report {
+        let stats = Stats::new(counters, self.seconds);
+        Report::of_properties(self.engine, self.answers, self.stopped, stats, settings)
+    }
+}
+
+/// How a search chooses which enabled steps to fire at a marking: given the marking, the
+/// targets of the open properties and the enabled steps, it marks in the last argument
+/// (cleared first, then parallel to the steps) the ones to fire.
+pub(crate) trait Expansion {
+    /// Marks the steps to fire at `marking`.
+    fn choose(&mut self, marking: &[u32], open: &[&Formula], steps: &[Step], chosen: &mut Vec<bool>);
+}
+
+/// Every enabled step: the full graph.
+pub(crate) struct FireAll;
+
+impl Expansion for FireAll {
+    fn choose(&mut self, _: &[u32], _: &[&Formula], steps: &[Step], chosen: &mut Vec<bool>) {
+        chosen.clear();
+        chosen.resize(steps.len(), true);
+    }
+}
+
+/// How a property search runs: which steps it fires, in what order it expands states,
+/// how many it may store, and the engine whose answers they are.
+pub(crate) struct PropertySearch<'e> {
+    /// Chooses the steps fired at each marking.
+    pub expansion: &'e mut dyn Expansion,
+    /// Newest state first rather than oldest.
+    pub depth_first: bool,
+    /// Stop after storing this many states.
+    pub max_states: Option<u64>,
+    /// The engine that answers.
+    pub engine: &'static str,
+}
+
+/// Answers `properties` on `sys` by a search that runs as `how` says.
+pub(crate) fn search_properties(
+    sys: &NetSystem<'_>,
+    properties: &[Property],
+    how: PropertySearch<'_>,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Result<Explored, ModelError> {
+    let PropertySearch {
+        expansion,
+        depth_first,
+        max_states,
+        engine,
+    } = how;
+    let start = Instant::now();
+    let net = sys.net();
+    let targets: Vec<Formula> = properties.iter().map(Property::target).collect();
+    // Per property: the id of the first stored marking satisfying its target.
+    let mut reached: Vec<Option<u32>> = vec![None; properties.len()];
+    let mut open = properties.len();
+    let mut tree = SearchTree::new(&sys.initial_state());
+    let (mut expanded, mut edges, mut enabled) = (0u64, 0u64, 0u64);
+    let mut pacer = Pacer::default();
+    let mut marking = Vec::new();
+    let mut state = Vec::new();
+    let mut next = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut chosen: Vec<bool> = Vec::new();
+    let mut open_targets: Vec<&Formula> = Vec::new();
+    let mut check = |id: u32, state: &[Local], reached: &mut [Option<u32>], open: &mut usize| {
+        sys.marking_into(state, &mut marking);
+        for (i, target) in targets.iter().enumerate() {
+            if reached[i].is_none() && target.holds(net, &marking) {
+                reached[i] = Some(id);
+                *open -= 1;
+            }
+        }
+    };
+    check(0, &sys.initial_state(), &mut reached, &mut open);
+    let mut stopped = None;
+    // Depth first: the stored states not yet expanded, newest last. Breadth first: every
+    // state from `next_in_order` on, in the order stored.
+    let mut stack: Vec<u32> = vec![0];
+    let mut next_in_order = 0u32;
+    let mut current = Vec::new();
+    while open > 0 {
+        let at = if depth_first {
+            match stack.pop() {
+                Some(at) => at,
+                None => break,
+            }
+        } else if (next_in_order as usize) < tree.states.len() {
+            next_in_order += 1;
+            next_in_order - 1
+        } else {
+            break;
+        };
+        match pacer.tick(1 + state.len() + steps.len(), budget) {
+            Err(why) => {
+                stopped = Some(why);
+                break;
+            }
+            Ok(Some(seconds)) => observer.progress(&Progress {
+                engine,
+                seconds,
+                counters: vec![
+                    ("states", tree.states.len() as u64),
+                    ("open properties", open as u64),
+                ],
+            }),
+            Ok(None) => {}
+        }
+        tree.states.get(at, &mut state);
+        expanded += 1;
+        steps.clear();
+        sys.enabled_steps(&state, &mut steps);
+        enabled += steps.len() as u64;
+        open_targets.clear();
+        open_targets.extend(
+            targets
+                .iter()
+                .zip(&reached)
+                .filter(|(_, r)| r.is_none())
+                .map(|(t, _)| t),
+        );
+        sys.marking_into(&state, &mut current);
+        expansion.choose(&current, &open_targets, &steps, &mut chosen);
+        for (step, _) in steps.iter().zip(&chosen).filter(|(_, &c)| c) {
+            if !sys.successor(&state, step, &mut next)? {
+                return Err(ModelError::new(format!(
+                    "[qpor internal bug] step {} listed as enabled does not fire",
+                    sys.action_name(step.action)
+                )));
+            }
+            edges += 1;
+            let (id, new) = tree.add(&next, at, step.action);
+            if new {
+                check(id, &next, &mut reached, &mut open);
+                if depth_first {
+                    stack.push(id);
+                }
+                if let Some(max) = max_states.filter(|&max| tree.states.len() as u64 > max) {
+                    stopped = Some(StopReason::StateLimit(max));
+                }
+            }
+        }
+        if stopped.is_some() && open > 0 {
+            break;
+        }
+    }
+    // Every stored marking was expanded unless the run stopped with properties open.
+    let complete = open == 0 || stopped.is_none();
+    let mut names = StepNames::default();
+    let answers = properties
+        .iter()
+        .zip(&reached)
+        .map(|(p, found)| match found {
+            Some(id) => {
+                tree.states.get(*id, &mut state);
+                PropertyAnswer {
+                    id: p.id.clone(),
+                    value: Some(p.value_when_reached(true)),
+                    decided_by: Some(engine),
+                    reached: Some(Reached {
+                        state: StateEntries::default(),
+                        state_text: sys.describe_state(&state),
+                        witness: names.witness(sys, tree.path(*id)),
+                    }),
+                }
+            }
+            None => PropertyAnswer {
+                id: p.id.clone(),
+                value: complete.then(|| p.value_when_reached(false)),
+                decided_by: complete.then_some(engine),
+                reached: None,
+            },
+        })
+        .collect();
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(Explored {
+        engine,
+        answers,
+        stopped: if complete { None } else { stopped },
+        expanded,
+        edges,
+        enabled,
+        store: tree.store_counters(seconds),
+        seconds,
+    })
+}
