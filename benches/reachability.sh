@@ -10,8 +10,9 @@
 # ReachabilityCardinality,ReachabilityFireability). Runs
 # `qpor check NET --properties FILE --json` once per net and examination, with the time
 # limit for the whole file, and prints per file: the properties with a published answer,
-# how many qpor decided, how many of those are wrong, the seconds, and per engine the
-# properties it decided; then the totals. Extra options (e.g. `--engine explicit`) go to
+# how many qpor decided, how many of those are wrong, the seconds, per engine the
+# properties it decided, and the undecided ones by what deciding them takes (`need
+# witness`: a true EF or a false AG; `need proof`: the others); then the totals. Extra options (e.g. `--engine explicit`) go to
 # every check. Needs python3 to read the JSON reports.
 set -euo pipefail
 
@@ -41,9 +42,27 @@ for net in "$dir"/*.pnml; do
     done
 done
 
-python3 - "$dir/answers.tsv" "$scratch" <<'EOF'
+python3 - "$dir/answers.tsv" "$scratch" "$dir" <<'EOF'
 import json, sys, collections
-answers_path, scratch = sys.argv[1], sys.argv[2]
+import xml.etree.ElementTree as ET
+answers_path, scratch, models = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def quantifiers(name, exam):
+    """Per property id of the file: True for EF (exists-path), False for AG."""
+    out = {}
+    try:
+        root = ET.parse(f"{models}/properties/{name}/{exam}.xml").getroot()
+    except (OSError, ET.ParseError):
+        return out
+    for prop in root.iter():
+        if not prop.tag.endswith("property"):
+            continue
+        ident = next((c.text for c in prop if c.tag.endswith("id")), None)
+        formula = next((c for c in prop if c.tag.endswith("formula")), None)
+        if ident and formula is not None and len(formula):
+            out[ident] = formula[0].tag.endswith("exists-path")
+    return out
+
 published = {}
 for line in open(answers_path):
     inst, exam, prop, answer = line.rstrip("\n").split("\t")
@@ -64,11 +83,16 @@ for line in open(f"{scratch}/times.tsv"):
         print(f"{name:<40} {exam:<24} error: {err[-1] if err else 'no report'}")
     asked = decided = wrong = 0
     engines = collections.Counter()
+    ef = quantifiers(name, exam)
     for p in props:
         if p["id"] not in published:
             continue
         asked += 1
         if p.get("value") is None:
+            if p["id"] in ef:
+                witness = ef[p["id"]] == published[p["id"]]
+                engines["need witness" if witness else "need proof"] += 1
+                total["need witness" if witness else "need proof"] += 1
             continue
         decided += 1
         engines[p.get("decided_by")] += 1
@@ -77,11 +101,12 @@ for line in open(f"{scratch}/times.tsv"):
             print(f"WRONG {p['id']}: {p['value']} (published {published[p['id']]})")
     total.update(asked=asked, decided=decided, wrong=wrong, files=1)
     total["seconds"] += seconds
-    by_engine.update(engines)
+    by_engine.update({e: n for e, n in engines.items() if not e.startswith("need")})
     shown = " ".join(f"{e}:{n}" for e, n in sorted(engines.items()))
     print(f"{name:<40} {exam:<24} {asked:>5} {decided:>7} {wrong:>5} {seconds:>8.2f}  {shown}")
 share = 100 * total["decided"] / max(total["asked"], 1)
 print(f"files {total['files']}, asked {total['asked']}, decided {total['decided']} ({share:.1f} %), "
       f"wrong {total['wrong']}, seconds {total['seconds']:.1f}")
 print("by engine: " + " ".join(f"{e}:{n}" for e, n in sorted(by_engine.items())))
+print(f"undecided: need witness {total['need witness']}, need proof {total['need proof']}")
 EOF

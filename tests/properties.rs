@@ -277,3 +277,19 @@ fn a_search_out_of_states_leaves_the_undecided_properties_unknown() {
     assert_eq!(r.properties[1].value, None);
     assert!(r.stopped.is_some());
 }
+
+#[test]
+fn two_properties_under_one_id_are_refused() {
+    let (mut net, [p]) = Net::with_places([("p", 1)]);
+    net.add_transition_between("t", &[p], &[]);
+    let properties = vec![
+        parse_query("EF p >= 1", "--query", &net, "same").unwrap(),
+        parse_query("AG p <= 1", "--query", &net, "same").unwrap(),
+    ];
+    let opts = CheckOptions {
+        question: Question::Reachability(properties.into()),
+        ..CheckOptions::default()
+    };
+    let e = check(&Model::Net(net), &opts, &mut Silent).unwrap_err();
+    assert!(e.to_string().contains("property id `same` appears twice"), "{e}");
+}

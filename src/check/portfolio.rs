@@ -9,13 +9,20 @@
 //! the end of a check by its time limit even if an engine is caught in a long step.
 //!
 //! One engine alone (`--engine qpor`, …) runs the same way, so the same bound holds.
+//!
+//! On reachability properties the answers add up: a member started after others returned
+//! is asked only the properties still open, and the run ends as soon as every property is
+//! decided by some member, not only when one member decides them all.
 
 use super::schedule::{Member, Planned};
+use crate::engine::Question;
 use crate::engine::{
     current_rss_bytes, Asked, Budget, CancelToken, Counters, EngineError, EngineRun, Observer, Progress,
     PropertyAnswer, Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
+use crate::system::property::Property;
+use hashbrown::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -71,6 +78,8 @@ pub(crate) fn run(
     let (tx, rx) = mpsc::channel();
     let mut slots: Vec<Slot> = planned.members.iter().map(|_| Slot::Waiting).collect();
     let mut winner: Option<usize> = None;
+    // The ids of the properties some member decided.
+    let mut decided: HashSet<String> = HashSet::new();
     // When the waiting ends at the latest: a grace after the deadline, or after the stop.
     let mut give_up_at = deadline.and_then(|d| d.checked_add(GRACE));
     loop {
@@ -82,7 +91,17 @@ pub(crate) fn run(
                     break;
                 }
                 if matches!(slots[i], Slot::Waiting) {
-                    spawn(i, member, model, deadline, opts.limits.time_limit, &token, &tx);
+                    let question = open_question(&member.options.question, &decided);
+                    spawn(
+                        i,
+                        member,
+                        question,
+                        model,
+                        deadline,
+                        opts.limits.time_limit,
+                        &token,
+                        &tx,
+                    );
                     slots[i] = Slot::Running;
                     free -= 1;
                 }
@@ -103,7 +122,18 @@ pub(crate) fn run(
         match rx.recv_timeout(TICK) {
             Ok(Message::Progress(p)) => observer.progress(&p),
             Ok(Message::Done(i, result)) => {
-                let conclusive = result.as_ref().as_ref().is_ok_and(|r| conclusive(r, opts.all));
+                if let Ok(r) = result.as_ref() {
+                    decided.extend(
+                        r.properties
+                            .iter()
+                            .filter(|p| p.value.is_some())
+                            .map(|p| p.id.clone()),
+                    );
+                }
+                let conclusive = match &opts.question {
+                    Question::Reachability(all) => !decided.is_empty() && decided.len() == all.len(),
+                    _ => result.as_ref().as_ref().is_ok_and(|r| conclusive(r, opts.all)),
+                };
                 slots[i] = Slot::Returned(result);
                 if conclusive && winner.is_none() && !token.is_cancelled() {
                     winner = Some(i);
@@ -155,10 +185,23 @@ fn conclusive(report: &Report, all: bool) -> bool {
     }
 }
 
-/// Starts `member` on its own thread.
+/// `question`, without the properties whose ids are in `decided` when it asks
+/// reachability properties.
+fn open_question(question: &Question, decided: &HashSet<String>) -> Question {
+    match question {
+        Question::Reachability(all) if !decided.is_empty() => {
+            Question::Reachability(all.iter().filter(|p| !decided.contains(&p.id)).cloned().collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Starts `member` on its own thread, asking it `question`.
+#[allow(clippy::too_many_arguments)]
 fn spawn(
     i: usize,
     member: &Member,
+    question: Question,
     model: &Arc<Model>,
     deadline: Option<Instant>,
     time_limit: Option<Duration>,
@@ -169,7 +212,6 @@ fn spawn(
         .options
         .build_engine(member.choice)
         .expect("[qpor internal bug] a schedule member is one engine");
-    let question = member.options.question.clone();
     let name = member.name();
     // A slice ends the member early; its report then names the slice as its limit.
     let (deadline, limit) = match member.slice.and_then(|s| Instant::now().checked_add(s)) {
@@ -312,8 +354,8 @@ fn portfolio_report(
         Counters::of(&PortfolioCounters { engines_started }),
         started.elapsed().as_secs_f64(),
     );
-    if reports.iter().flatten().any(|r| !r.properties.is_empty()) {
-        let mut out = merged_properties(planned, &mut reports, overall_stop, stats)?;
+    if let Question::Reachability(asked) = &planned.members[0].options.question {
+        let mut out = merged_properties(planned, asked, &mut reports, overall_stop, stats)?;
         out.engines = runs;
         return Ok(out);
     }
@@ -353,27 +395,29 @@ fn portfolio_report(
 /// the most; the report stops with the first member's reason when some stay undecided.
 fn merged_properties(
     planned: &Planned,
+    asked: &[Property],
     reports: &mut [Option<Report>],
     overall_stop: Option<StopReason>,
     stats: Stats,
 ) -> RunResult {
-    let mut merged: Vec<PropertyAnswer> = Vec::new();
-    let mut decided_by: Vec<Option<usize>> = Vec::new();
+    let mut merged: Vec<PropertyAnswer> = asked.iter().map(|p| PropertyAnswer::unknown(&p.id)).collect();
+    let at: HashMap<&str, usize> = asked
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (p.id.as_str(), k))
+        .collect();
+    let mut decided_by: Vec<Option<usize>> = vec![None; asked.len()];
     let mut stopped = overall_stop;
     for (i, report) in reports.iter_mut().enumerate() {
-        let Some(r) = report.as_mut().filter(|r| !r.properties.is_empty()) else {
+        let Some(r) = report.as_mut() else {
             continue;
         };
         stopped = stopped.or(r.stopped);
-        if merged.is_empty() {
-            decided_by = r.properties.iter().map(|p| p.value.map(|_| i)).collect();
-            merged = std::mem::take(&mut r.properties);
-            continue;
-        }
-        for (k, p) in std::mem::take(&mut r.properties).into_iter().enumerate() {
-            let (Some(value), Some(into)) = (p.value, merged.get_mut(k)) else {
+        for p in std::mem::take(&mut r.properties) {
+            let (Some(value), Some(&k)) = (p.value, at.get(p.id.as_str())) else {
                 continue;
             };
+            let into = &mut merged[k];
             match into.value {
                 None => {
                     *into = p;

@@ -173,7 +173,15 @@ impl CheckOptions {
             }
             _ => {}
         }
-        if let Question::Reachability(_) = self.question {
+        if let Question::Reachability(properties) = &self.question {
+            let mut ids = hashbrown::HashSet::new();
+            if let Some(p) = properties.iter().find(|p| !ids.insert(p.id.as_str())) {
+                return Err(format!(
+                    "property id `{}` appears twice: each property is answered under its id",
+                    p.id
+                )
+                .into());
+            }
             let refused = [
                 (
                     "--all",

@@ -82,6 +82,14 @@ impl Budget {
         self.clone().with_cancel(CancelToken::default())
     }
 
+    /// The same budget (its limit as reports state it, its cancel token), ending at `end`
+    /// if that comes before its own deadline: a part of the budget for a part of the work.
+    pub fn ending_by(&self, end: Instant) -> Budget {
+        let mut part = self.clone();
+        part.deadline = Some(self.deadline.map_or(end, |d| d.min(end)));
+        part
+    }
+
     /// The instant the time limit runs out, if there is one.
     pub fn deadline(&self) -> Option<Instant> {
         self.deadline

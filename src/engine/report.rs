@@ -435,6 +435,18 @@ pub struct PropertyAnswer {
     pub reached: Option<Reached>,
 }
 
+impl PropertyAnswer {
+    /// The answer "unknown" to the property `id`.
+    pub fn unknown(id: &str) -> PropertyAnswer {
+        PropertyAnswer {
+            id: id.to_string(),
+            value: None,
+            decided_by: None,
+            reached: None,
+        }
+    }
+}
+
 /// A reachable marking and how to reach it.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct Reached {

@@ -42,6 +42,35 @@ pub(crate) struct Explored {
 }
 
 impl Explored {
+    /// Nothing explored yet by `engine`.
+    pub(crate) fn empty(engine: &'static str) -> Explored {
+        Explored {
+            engine,
+            answers: Vec::new(),
+            stopped: None,
+            expanded: 0,
+            edges: 0,
+            enabled: 0,
+            store: StoreCounters::default(),
+            seconds: 0.0,
+        }
+    }
+
+    /// The work of this search and `other` together: counts added, the store's states
+    /// added and its other figures the larger search's; the answers are this one's.
+    pub(crate) fn add(mut self, other: Explored) -> Explored {
+        self.expanded += other.expanded;
+        self.edges += other.edges;
+        self.enabled += other.enabled;
+        let states = self.store.states + other.store.states;
+        if other.store.states > self.store.states {
+            self.store = other.store;
+        }
+        self.store.states = states;
+        self.seconds += other.seconds;
+        self
+    }
+
     /// The engine's report of the answers, with its `counters` and `settings`.
     pub(crate) fn report(self, counters: Counters, settings: Settings) -> Report {
         let stats = Stats::new(counters, self.seconds);

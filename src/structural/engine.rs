@@ -95,12 +95,7 @@ impl LpOptions {
         let mut names = StepNames::default();
         let mut answers = Vec::with_capacity(properties.len());
         for ((p, target), decision) in properties.iter().zip(&targets).zip(&outcome.decisions) {
-            let mut answer = PropertyAnswer {
-                id: p.id.clone(),
-                value: None,
-                decided_by: None,
-                reached: None,
-            };
+            let mut answer = PropertyAnswer::unknown(&p.id);
             match decision {
                 None => {}
                 Some(Decision::Unreachable) => {

@@ -74,7 +74,6 @@ use crate::engine::Question;
 use crate::engine::{
     Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, Settings, StopReason,
 };
-use crate::space::properties::{search_properties, PropertySearch};
 use crate::space::{FoundStates, SearchTree};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::NetSystem;
@@ -178,9 +177,10 @@ pub fn search_net(
     search(sys, reduction, opts, budget, observer)
 }
 
-/// Answers `properties` on the net system `sys` by the stubborn search with the sets of
-/// [`reach`], depth or breadth first as `opts.order` says (best first looks for
-/// deadlocks: [`crate::CheckOptions::validate`] refuses it on properties).
+/// Answers `properties` on the net system `sys` by stubborn searches with the sets of
+/// [`reach`], one property at a time ([`reach::search_each`]), depth or breadth first as
+/// `opts.order` says (best first looks for deadlocks: [`crate::CheckOptions::validate`]
+/// refuses it on properties).
 fn answer_properties(
     sys: &NetSystem<'_>,
     properties: &[crate::system::property::Property],
@@ -188,14 +188,8 @@ fn answer_properties(
     budget: &Budget,
     observer: &mut dyn Observer,
 ) -> Result<Report, ModelError> {
-    let mut reduction = reach::PropertyReduction::new(sys.net());
-    let how = PropertySearch {
-        expansion: &mut reduction,
-        depth_first: opts.order != SearchOrder::Breadth,
-        max_states: opts.max_states,
-        engine: "stubborn",
-    };
-    let explored = search_properties(sys, properties, how, budget, observer)?;
+    let depth_first = opts.order != SearchOrder::Breadth;
+    let explored = reach::search_each(sys, properties, depth_first, opts.max_states, budget, observer)?;
     let counters = StubbornCounters {
         store: explored.store.clone(),
         expanded: explored.expanded,

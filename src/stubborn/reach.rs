@@ -22,9 +22,11 @@
 //! stores a marking satisfying ψ. No proviso against ignoring is needed: it is (V), not
 //! one enabled member, that makes every path to the target pass through S, so a cycle
 //! cannot postpone the target's transitions forever. A set with no enabled member is
-//! then no loss either: no path from m reaches ψ. Several properties are asked at once:
+//! then no loss either: no path from m reaches ψ. Several properties may be asked at once:
 //! the seeds are the union over the open ones, and a property closed later only shrinks
-//! the sets; a property still open at the end was open at every expansion.
+//! the sets; a property still open at the end was open at every expansion. The engine
+//! asks them one at a time ([`search_each`]): the union of many targets' seeds is often
+//! every transition, where one target's sets stay small.
 //!
 //! # The seeds, by the form of the target (ψ false at m, to be made true)
 //! The target is read with its negations pushed inwards: "make `f` true" and "make `f`
@@ -43,10 +45,87 @@
 //! - `true`/`false`: nothing changes a constant.
 
 use super::net::NetStubborn;
-use crate::space::properties::Expansion;
-use crate::system::net::Net;
-use crate::system::property::{Formula, Sum};
-use crate::system::Step;
+use crate::engine::{Budget, Observer, PropertyAnswer, StopReason};
+use crate::space::properties::{search_properties, Expansion, Explored, PropertySearch};
+use crate::system::net::{Net, NetSystem};
+use crate::system::property::{Formula, Property, Sum};
+use crate::system::{ModelError, Step};
+use std::time::{Duration, Instant};
+
+/// Each property's share in the first round when the run has no deadline.
+const FIRST_ROUND_SHARE_UNLIMITED: Duration = Duration::from_secs(2);
+
+/// Answers `properties` on `sys` by one reduced search per property, in two rounds so that
+/// a hard one does not starve the rest: first each open property gets an equal share of
+/// the time left, then the ones that ran out of their share share what remains. Each
+/// search stores at most `max_states` states.
+pub(crate) fn search_each(
+    sys: &NetSystem<'_>,
+    properties: &[Property],
+    depth_first: bool,
+    max_states: Option<u64>,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Result<Explored, ModelError> {
+    let start = Instant::now();
+    let mut reduction = PropertyReduction::new(sys.net());
+    let mut answers: Vec<Option<PropertyAnswer>> = vec![None; properties.len()];
+    let mut again = vec![true; properties.len()];
+    let mut total: Option<Explored> = None;
+    let mut stopped = None;
+    'rounds: for round in 0..2 {
+        let open: Vec<usize> = (0..properties.len()).filter(|&i| again[i]).collect();
+        for (k, &i) in open.iter().enumerate() {
+            again[i] = false;
+            let left = open.len() - k;
+            let share = match budget.deadline() {
+                Some(deadline) => deadline.saturating_duration_since(Instant::now()) / left as u32,
+                None => FIRST_ROUND_SHARE_UNLIMITED,
+            };
+            let slice = match round {
+                0 => budget.ending_by(Instant::now() + share),
+                _ => budget.clone(),
+            };
+            let how = PropertySearch {
+                expansion: &mut reduction,
+                depth_first,
+                max_states,
+                engine: "stubborn",
+            };
+            let mut one =
+                search_properties(sys, std::slice::from_ref(&properties[i]), how, &slice, observer)?;
+            let answer = one.answers.pop();
+            if let Some(why) = budget.exhausted() {
+                stopped = Some(why);
+            } else if matches!(one.stopped, Some(StopReason::TimeLimit { .. })) {
+                again[i] = true;
+            } else if one.stopped.is_some() {
+                stopped = one.stopped;
+            }
+            answers[i] = answer;
+            total = Some(match total {
+                None => one,
+                Some(sum) => sum.add(one),
+            });
+            if budget.exhausted().is_some() {
+                break 'rounds;
+            }
+        }
+    }
+    let mut total = total.unwrap_or_else(|| Explored::empty("stubborn"));
+    total.answers = properties
+        .iter()
+        .zip(answers)
+        .map(|(p, a)| a.unwrap_or_else(|| PropertyAnswer::unknown(&p.id)))
+        .collect();
+    total.stopped = if total.answers.iter().all(|a| a.value.is_some()) {
+        None
+    } else {
+        Some(stopped.unwrap_or_else(|| budget.time_limit_reached()))
+    };
+    total.seconds = start.elapsed().as_secs_f64();
+    Ok(total)
+}
 
 /// The expansion of the stubborn search on properties.
 pub(crate) struct PropertyReduction<'n> {

@@ -94,12 +94,7 @@ pub(crate) fn walk_properties(
                     witness: names.witness(sys, path.iter().map(|&t| sys.step_of(t).action)),
                 }),
             },
-            None => PropertyAnswer {
-                id: p.id.clone(),
-                value: None,
-                decided_by: None,
-                reached: None,
-            },
+            None => PropertyAnswer::unknown(&p.id),
         })
         .collect();
     let seconds = start.elapsed().as_secs_f64();
