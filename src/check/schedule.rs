@@ -6,7 +6,6 @@
 //! carries them out, and its constants name the slices that page gives.
 
 use super::{CheckOptions, EngineChoice, EngineName, PortfolioChoice};
-use crate::engine::Question;
 use crate::stubborn::SearchOrder;
 use crate::system::model::{Model, ModelKind};
 use std::time::Duration;
@@ -135,11 +134,7 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
     ];
     // Best first changes only how soon the first deadlock is met: `--all` explores
     // everything either way; programs keep depth first.
-    if shape != Shape::Program
-        && portfolio.order != SearchOrder::Best
-        && !opts.all
-        && !matches!(opts.question, Question::Reachability(_))
-    {
+    if shape != Shape::Program && portfolio.order != SearchOrder::Best && !opts.all {
         choices.push((EngineName::Stubborn, true));
     }
     // Complete prefixes are rarely small for nets with a condition per token.

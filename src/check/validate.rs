@@ -4,7 +4,6 @@
 
 use super::{CheckOptions, EngineChoice, EngineName, QporChoice};
 use crate::engine::Question;
-use crate::stubborn::SearchOrder;
 use crate::unfold::cutoff::CutoffMode;
 use std::fmt;
 
@@ -197,11 +196,6 @@ impl CheckOptions {
                     "--witness shortest",
                     self.shortest_witness,
                     "property witnesses are not shortened (the explicit engine's are shortest: --engine explicit)",
-                ),
-                (
-                    "--order best",
-                    self.engine.order() == SearchOrder::Best,
-                    "best first heads for dead states; the stubborn search on properties goes depth or breadth first",
                 ),
                 (
                     "--reduce on",

@@ -151,7 +151,8 @@ enum OrderArg {
     /// Oldest state first: shortest witnesses.
     Breadth,
     /// The state closest to dead first (fewest enabled transitions, then fewest tokens
-    /// to take away to disable them): deadlocks that need tokens gathered first.
+    /// to take away to disable them): deadlocks that need tokens gathered first. On
+    /// properties: the marking closest to a target first.
     Best,
 }
 

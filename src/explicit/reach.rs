@@ -4,7 +4,7 @@
 
 use super::{ExplicitCounters, ExplicitOptions};
 use crate::engine::{Budget, Counters, Observer, Report, Settings};
-use crate::space::properties::{search_properties, FireAll, PropertySearch};
+use crate::space::properties::{search_properties, FireAll, Order, PropertySearch};
 use crate::system::net::NetSystem;
 use crate::system::property::Property;
 use crate::system::ModelError;
@@ -19,7 +19,7 @@ pub(crate) fn answer_properties(
 ) -> Result<Report, ModelError> {
     let how = PropertySearch {
         expansion: &mut FireAll,
-        depth_first: false,
+        order: Order::Breadth,
         max_states: opts.max_states,
         engine: "explicit",
     };

@@ -5,7 +5,9 @@
 //! One search evaluates every open property's target ([`Property::target`]) on each
 //! marking it stores, and closes a property the first time its target holds, with the
 //! path the search took there: breadth first, a shortest path of the graph it explores;
-//! depth first, the path it was following, which reaches deep markings sooner.
+//! depth first, the path it was following, which reaches deep markings sooner; closest
+//! first, the path of the markings that looked nearest to an open target
+//! ([`Formula::distance`]).
 //! The search stops when every property is closed; a complete search closes the rest the
 //! other way (no marking it can reach satisfies their target); a search stopped by a limit
 //! leaves them unknown.
@@ -18,6 +20,8 @@ use crate::engine::{
 use crate::system::net::NetSystem;
 use crate::system::property::{Formula, Property};
 use crate::system::{Local, ModelError, Step, System};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 /// What a property search found and what it took.
@@ -96,13 +100,24 @@ impl Expansion for FireAll {
     }
 }
 
+/// The order in which a property search expands the states it stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Oldest first: shortest witnesses.
+    Breadth,
+    /// Newest first.
+    Depth,
+    /// The one nearest an open target first (ties: oldest first).
+    Closest,
+}
+
 /// How a property search runs: which steps it fires, in what order it expands states,
 /// how many it may store, and the engine whose answers they are.
 pub(crate) struct PropertySearch<'e> {
     /// Chooses the steps fired at each marking.
     pub expansion: &'e mut dyn Expansion,
-    /// Newest state first rather than oldest.
-    pub depth_first: bool,
+    /// The order states are expanded in.
+    pub order: Order,
     /// Stop after storing this many states.
     pub max_states: Option<u64>,
     /// The engine that answers.
@@ -119,7 +134,7 @@ pub(crate) fn search_properties(
 ) -> Result<Explored, ModelError> {
     let PropertySearch {
         expansion,
-        depth_first,
+        order,
         max_states,
         engine,
     } = how;
@@ -149,22 +164,29 @@ pub(crate) fn search_properties(
     };
     check(0, &sys.initial_state(), &mut reached, &mut open);
     let mut stopped = None;
-    // Depth first: the stored states not yet expanded, newest last. Breadth first: every
-    // state from `next_in_order` on, in the order stored.
-    let mut stack: Vec<u32> = vec![0];
+    // Breadth first: every state from `next_in_order` on, in the order stored. Depth
+    // first: the stored states not yet expanded, newest last. Closest first: the same,
+    // by distance to the nearest open target.
     let mut next_in_order = 0u32;
+    let mut stack: Vec<u32> = vec![0];
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::from([Reverse((0, 0))]);
     let mut current = Vec::new();
+    let mut reached_marking = Vec::new();
     while open > 0 {
-        let at = if depth_first {
-            match stack.pop() {
+        let at = match order {
+            Order::Breadth if (next_in_order as usize) < tree.states.len() => {
+                next_in_order += 1;
+                next_in_order - 1
+            }
+            Order::Depth => match stack.pop() {
                 Some(at) => at,
                 None => break,
-            }
-        } else if (next_in_order as usize) < tree.states.len() {
-            next_in_order += 1;
-            next_in_order - 1
-        } else {
-            break;
+            },
+            Order::Closest => match heap.pop() {
+                Some(Reverse((_, at))) => at,
+                None => break,
+            },
+            Order::Breadth => break,
         };
         match pacer.tick(1 + state.len() + steps.len(), budget) {
             Err(why) => {
@@ -207,8 +229,20 @@ pub(crate) fn search_properties(
             let (id, new) = tree.add(&next, at, step.action);
             if new {
                 check(id, &next, &mut reached, &mut open);
-                if depth_first {
-                    stack.push(id);
+                match order {
+                    Order::Breadth => {}
+                    Order::Depth => stack.push(id),
+                    Order::Closest => {
+                        sys.marking_into(&next, &mut reached_marking);
+                        let distance = targets
+                            .iter()
+                            .zip(&reached)
+                            .filter(|(_, r)| r.is_none())
+                            .map(|(t, _)| t.distance(net, &reached_marking, true))
+                            .min()
+                            .unwrap_or(0);
+                        heap.push(Reverse((distance, id)));
+                    }
                 }
                 if let Some(max) = max_states.filter(|&max| tree.states.len() as u64 > max) {
                     stopped = Some(StopReason::StateLimit(max));

@@ -74,6 +74,7 @@ use crate::engine::Question;
 use crate::engine::{
     Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, Settings, StopReason,
 };
+use crate::space::properties::Order;
 use crate::space::{FoundStates, SearchTree};
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::NetSystem;
@@ -95,7 +96,8 @@ pub enum SearchOrder {
     Depth,
     /// Oldest first: short witnesses.
     Breadth,
-    /// Closest to dead first (see the module doc).
+    /// Closest to dead first (see the module doc); on properties, closest to a target
+    /// ([`crate::system::property::Formula::distance`]).
     Best,
 }
 
@@ -178,9 +180,8 @@ pub fn search_net(
 }
 
 /// Answers `properties` on the net system `sys` by stubborn searches with the sets of
-/// [`reach`], one property at a time ([`reach::search_each`]), depth or breadth first as
-/// `opts.order` says (best first looks for deadlocks: [`crate::CheckOptions::validate`]
-/// refuses it on properties).
+/// [`reach`], one property at a time ([`reach::search_each`]), in the order `opts.order`
+/// says (best first: the marking closest to the target first).
 fn answer_properties(
     sys: &NetSystem<'_>,
     properties: &[crate::system::property::Property],
@@ -188,8 +189,12 @@ fn answer_properties(
     budget: &Budget,
     observer: &mut dyn Observer,
 ) -> Result<Report, ModelError> {
-    let depth_first = opts.order != SearchOrder::Breadth;
-    let explored = reach::search_each(sys, properties, depth_first, opts.max_states, budget, observer)?;
+    let order = match opts.order {
+        SearchOrder::Depth => Order::Depth,
+        SearchOrder::Breadth => Order::Breadth,
+        SearchOrder::Best => Order::Closest,
+    };
+    let explored = reach::search_each(sys, properties, order, opts.max_states, budget, observer)?;
     let counters = StubbornCounters {
         store: explored.store.clone(),
         expanded: explored.expanded,

@@ -46,7 +46,7 @@
 
 use super::net::NetStubborn;
 use crate::engine::{Budget, Observer, PropertyAnswer, StopReason};
-use crate::space::properties::{search_properties, Expansion, Explored, PropertySearch};
+use crate::space::properties::{search_properties, Expansion, Explored, Order, PropertySearch};
 use crate::system::net::{Net, NetSystem};
 use crate::system::property::{Formula, Property, Sum};
 use crate::system::{ModelError, Step};
@@ -62,7 +62,7 @@ const FIRST_ROUND_SHARE_UNLIMITED: Duration = Duration::from_secs(2);
 pub(crate) fn search_each(
     sys: &NetSystem<'_>,
     properties: &[Property],
-    depth_first: bool,
+    order: Order,
     max_states: Option<u64>,
     budget: &Budget,
     observer: &mut dyn Observer,
@@ -88,7 +88,7 @@ pub(crate) fn search_each(
             };
             let how = PropertySearch {
                 expansion: &mut reduction,
-                depth_first,
+                order,
                 max_states,
                 engine: "stubborn",
             };
@@ -307,7 +307,7 @@ mod tests {
         let sys = NetSystem::new(net, Decomposition::Places).unwrap();
         let how = PropertySearch {
             expansion,
-            depth_first: true,
+            order: Order::Depth,
             max_states: Some(2_000),
             engine: "test",
         };

@@ -93,6 +93,66 @@ impl Formula {
         }
     }
 
+    /// How far `marking` looks from one where the formula's value is `aim`: 0 when it is
+    /// already, otherwise a count of tokens to move (for `e1 <= e2`, the excess of `e1`;
+    /// for `fireable(t…)`, the tokens the closest listed transition lacks, or to disable
+    /// every enabled one, those that keep each enabled), summed over what must all change
+    /// and the least over alternatives. A guide for searches towards a target, not a
+    /// bound: no answer depends on it.
+    pub fn distance(&self, net: &Net, marking: &[u32], aim: bool) -> u64 {
+        /// Stands for "never": a constant off its aim.
+        const FAR: u64 = u64::MAX / 4;
+        let enabled_by = |t: &TransId| {
+            net.transitions[t.index()]
+                .needs()
+                .iter()
+                .map(|&(p, w)| u64::from(w.saturating_sub(marking[p.index()])))
+                .sum::<u64>()
+        };
+        match self {
+            Formula::Const(b) => {
+                if *b == aim {
+                    0
+                } else {
+                    FAR
+                }
+            }
+            Formula::Not(f) => f.distance(net, marking, !aim),
+            // Every part must reach the aim.
+            Formula::And(fs) | Formula::Or(fs) if aim == matches!(self, Formula::And(_)) => fs
+                .iter()
+                .fold(0u64, |d, f| d.saturating_add(f.distance(net, marking, aim)))
+                .min(FAR),
+            // One part reaching it suffices.
+            Formula::And(fs) | Formula::Or(fs) => fs
+                .iter()
+                .map(|f| f.distance(net, marking, aim))
+                .min()
+                .unwrap_or(FAR),
+            Formula::Le(a, b) => {
+                let (a, b) = (a.value(marking), b.value(marking));
+                match aim {
+                    true => a.saturating_sub(b),
+                    false => (b + 1).saturating_sub(a),
+                }
+            }
+            Formula::Fireable(ts) if aim => ts.iter().map(enabled_by).min().unwrap_or(FAR),
+            Formula::Fireable(ts) => ts
+                .iter()
+                .filter(|t| enabled_by(t) == 0)
+                .map(|t| {
+                    net.transitions[t.index()]
+                        .needs()
+                        .iter()
+                        .map(|&(p, w)| u64::from(marking[p.index()]) + 1 - u64::from(w))
+                        .min()
+                        .unwrap_or(FAR)
+                })
+                .fold(0u64, u64::saturating_add)
+                .min(FAR),
+        }
+    }
+
     /// The negation, with double negations removed.
     pub fn negated(self) -> Formula {
         match self {
