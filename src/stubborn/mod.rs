@@ -132,7 +132,7 @@ impl Engine for StubbornOptions {
     }
 
     /// The deadlock reduction keeps every deadlock (and, in programs, a fault); on a
-    /// net's reachability properties the sets keep every target reachable ([`reach`]).
+    /// net's reachability properties the sets keep every target reachable (`stubborn::reach`).
     /// Not the OneSafe view's markings, which it would need other seeds for.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
         *question == Question::Deadlock
