@@ -259,14 +259,19 @@ fn single_report(
     match slots.swap_remove(0) {
         Slot::Returned(result) => *result,
         _ => {
-            // Left behind: the report says so, as the portfolio's would.
-            let mut report = Report::new(
-                name,
-                Vec::new(),
-                Some(overall_stop.unwrap_or(StopReason::Cancelled)),
-                empty_stats(started),
-                Settings::default(),
-            );
+            // Left behind: the report says so, as the portfolio's would, and lists every
+            // property asked as unknown.
+            let why = Some(overall_stop.unwrap_or(StopReason::Cancelled));
+            let mut report = match &planned.members[0].options.question {
+                Question::Reachability(asked) => Report::of_properties(
+                    name,
+                    asked.iter().map(|p| PropertyAnswer::unknown(&p.id)).collect(),
+                    why,
+                    empty_stats(started),
+                    Settings::default(),
+                ),
+                _ => Report::new(name, Vec::new(), why, empty_stats(started), Settings::default()),
+            };
             report.engines.push(EngineRun {
                 engine: name,
                 ended: RunEnd::Abandoned,
