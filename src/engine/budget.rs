@@ -90,6 +90,15 @@ impl Budget {
         part
     }
 
+    /// An equal share of the time left among `parts` pieces of work, or `without_deadline`
+    /// when the budget has no deadline.
+    pub fn share_of_left(&self, parts: usize, without_deadline: Duration) -> Duration {
+        match self.deadline {
+            Some(d) => d.saturating_duration_since(Instant::now()) / parts.max(1) as u32,
+            None => without_deadline,
+        }
+    }
+
     /// The instant the time limit runs out, if there is one.
     pub fn deadline(&self) -> Option<Instant> {
         self.deadline

@@ -77,11 +77,7 @@ pub(crate) fn search_each(
         let open: Vec<usize> = (0..properties.len()).filter(|&i| again[i]).collect();
         for (k, &i) in open.iter().enumerate() {
             again[i] = false;
-            let left = open.len() - k;
-            let share = match budget.deadline() {
-                Some(deadline) => deadline.saturating_duration_since(Instant::now()) / left as u32,
-                None => FIRST_ROUND_SHARE_UNLIMITED,
-            };
+            let share = budget.share_of_left(open.len() - k, FIRST_ROUND_SHARE_UNLIMITED);
             let slice = match round {
                 0 => budget.ending_by(Instant::now() + share),
                 _ => budget.clone(),

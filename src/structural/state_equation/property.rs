@@ -61,15 +61,9 @@ pub(crate) fn check(net: &Net, targets: &[Formula], budget: &Budget) -> Outcome 
         let mut again = vec![true; targets.len()];
         let mut stopped = None;
         'rounds: for round in 0..2 {
-            let mut open: Vec<usize> = (0..targets.len()).filter(|&i| again[i]).collect();
-            while let Some(i) = open.first().copied() {
-                open.remove(0);
-                let share = match budget.deadline() {
-                    Some(deadline) => {
-                        deadline.saturating_duration_since(Instant::now()) / (open.len() as u32 + 1)
-                    }
-                    None => FIRST_ROUND_SHARE_UNLIMITED,
-                };
+            let open: Vec<usize> = (0..targets.len()).filter(|&i| again[i]).collect();
+            for (k, &i) in open.iter().enumerate() {
+                let share = budget.share_of_left(open.len() - k, FIRST_ROUND_SHARE_UNLIMITED);
                 let until = (round == 0).then(|| Instant::now() + share);
                 again[i] = false;
                 match equation.search(Some(&guards[i]), budget, until) {
