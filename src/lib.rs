@@ -119,7 +119,7 @@ pub use system::{
 /// P/T nets: the data, its ids, its view as a component system, and the structural
 /// reductions that keep deadlocks both ways.
 pub mod net {
-    pub use crate::structural::{reduce, ReducedNet};
+    pub use crate::structural::{reduce, reduce_keeping, Keep, ReducedNet};
     pub use crate::system::net::{
         Decomposition, Net, NetSystem, Nupn, Place, PlaceId, TransId, Transition, Unit,
     };

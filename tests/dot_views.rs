@@ -574,6 +574,7 @@ fn condition(label: &str, place: u32, producer: Option<u32>) -> Condition {
         label: label.into(),
         place,
         producer,
+        local: 0,
     }
 }
 

@@ -10,7 +10,8 @@ use proptest::prelude::*;
 use qpor::engines::stubborn::SearchOrder;
 use qpor::net::{Net, PlaceId, TransId};
 use qpor::properties::{parse_query, read_properties, Formula, Property, Quantifier, Sum};
-use qpor::{check, CheckOptions, EngineChoice, Limits, Model, Question, Silent, Verdict};
+use qpor::unfolding::Backend;
+use qpor::{check, CheckOptions, EngineChoice, Limits, Model, Question, Silent, UnfoldingChoice, Verdict};
 use std::collections::{HashSet, VecDeque};
 use std::process::Command;
 
@@ -58,8 +59,20 @@ fn formula(places: usize, transitions: usize, depth: u32) -> impl Strategy<Value
 }
 
 fn answers_of(engine: EngineChoice, net: &Net, properties: &[Property], millis: u64) -> Vec<Option<bool>> {
+    answers_with(engine, None, net, properties, millis)
+}
+
+/// The answers of `engine`, on the net reduced first when `reduce` says so.
+fn answers_with(
+    engine: EngineChoice,
+    reduce: Option<bool>,
+    net: &Net,
+    properties: &[Property],
+    millis: u64,
+) -> Vec<Option<bool>> {
     let opts = CheckOptions {
         engine,
+        reduce,
         question: Question::Reachability(properties.to_vec().into()),
         limits: Limits {
             time_limit: (millis > 0).then(|| std::time::Duration::from_millis(millis)),
@@ -133,6 +146,27 @@ proptest! {
         for order in [SearchOrder::Depth, SearchOrder::Breadth, SearchOrder::Best] {
             let answers = answers_of(EngineChoice::Stubborn { order }, &net, &properties, 0);
             prop_assert_eq!(answers, expected.clone(), "stubborn, {:?}", order);
+        }
+        // The structural reductions that keep what the properties read keep their
+        // values: the complete searches on the reduced net answer the same, and their
+        // witnesses, lifted, replay on the original.
+        prop_assert_eq!(
+            answers_with(EngineChoice::Explicit, Some(true), &net, &properties, 0),
+            expected.clone(),
+            "explicit on the reduced net"
+        );
+        let stubborn = EngineChoice::Stubborn { order: SearchOrder::Depth };
+        prop_assert_eq!(
+            answers_with(stubborn, Some(true), &net, &properties, 0),
+            expected.clone(),
+            "stubborn on the reduced net"
+        );
+        // The complete prefix and the SAT solver, with either unfolding, decide everything.
+        for backend in [Backend::General, Backend::Program] {
+            let engine = EngineChoice::PrefixSat {
+                unfolding: UnfoldingChoice { backend, ..UnfoldingChoice::default() },
+            };
+            prop_assert_eq!(answers_of(engine, &net, &properties, 0), expected.clone(), "prefix-sat, {:?}", backend);
         }
         // The state equation decides what it proves or fires, never wrongly.
         if cfg!(feature = "lp") {
@@ -239,8 +273,9 @@ fn queries_answer_on_the_command_line_with_witnesses_and_exit_statuses() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not answer reachability properties"));
     let o = qpor(&["check", net, "--all", "--query", "EF TRUE"]);
     assert_eq!(o.status.code(), Some(2));
-    // The stubborn search and the state equation answer, each with its own witness.
-    for engine in ["stubborn", "lp"]
+    // The stubborn search, the prefix and the state equation answer, each with its own
+    // witness.
+    for engine in ["stubborn", "prefix-sat", "lp"]
         .into_iter()
         .filter(|e| *e != "lp" || cfg!(feature = "lp"))
     {

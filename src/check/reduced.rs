@@ -1,25 +1,32 @@
 //! Checking a net through its structural reduction (`--reduce on`): the engines run on
 //! the reduced net, and every finding is lifted back to a firing sequence of the original
 //! net, whose end state is the finding's state (the replay of `check` then checks it like
-//! any other witness).
+//! any other witness). For reachability properties the reduction keeps what the
+//! properties read, the properties are renamed onto the reduced net, and each witness is
+//! lifted and replayed against the original property.
 
 use super::{check_once, replay, CheckOptions};
-use crate::engine::{Budget, EngineError, Finding, FindingKind, Observer, Question, RunResult, StepNames};
-use crate::structural::{reduce, ReducedNet};
+use crate::engine::{
+    Budget, EngineError, Finding, FindingKind, Observer, PropertyAnswer, Question, Report, RunResult,
+    StepNames,
+};
+use crate::structural::{reduce_keeping, Keep, ReducedNet};
 use crate::system::model::Model;
 use crate::system::net::{Net, TransId};
+use crate::system::property::Property;
 use crate::system::{classify_dead, state_after, ActionId, FiringError, System};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Whether a check with `opts` on `model` runs on the reduced net: nets only, when asked
-/// (by default with the portfolio), never for `--all` (the reduced net keeps whether a
-/// deadlock exists, not every dead marking) nor for the OneSafe view (which asks about
-/// markings that are not dead).
+/// (by default with the portfolio), for deadlocks and reachability properties; never for
+/// `--all` (the reduced net keeps whether a deadlock exists, not every dead marking) nor
+/// for the OneSafe view (which asks about markings that are not dead).
 pub(super) fn applies<'m>(model: &'m Model, opts: &CheckOptions) -> Option<&'m Net> {
     let asked = opts.reduce.unwrap_or(opts.engine.name().reduces_by_default());
+    let question = matches!(opts.question, Question::Deadlock | Question::Reachability(_));
     match model {
-        Model::Net(net) if asked && !opts.all && opts.question == Question::Deadlock => Some(net),
+        Model::Net(net) if asked && !opts.all && question => Some(net),
         _ => None,
     }
 }
@@ -31,14 +38,30 @@ pub(super) fn check(model: &Model, net: &Net, opts: &CheckOptions, observer: &mu
     let mut opts = opts.clone();
     let started = *opts.limits.started.get_or_insert_with(Instant::now);
     let deadline = opts.limits.time_limit.and_then(|l| started.checked_add(l));
-    let reduction = reduce(net, &Budget::until(deadline, opts.limits.time_limit));
+    let budget = Budget::until(deadline, opts.limits.time_limit);
+    let properties = match &opts.question {
+        Question::Reachability(properties) => Some(properties.clone()),
+        _ => None,
+    };
+    let keep = properties.as_ref().map_or_else(Keep::default, |properties| {
+        Keep::read_by(net, properties.iter().map(|p| &p.formula))
+    });
+    let reduction = reduce_keeping(net, &budget, &keep);
+    let question = match &properties {
+        Some(properties) => Question::Reachability(renamed(&reduction, properties)?.into()),
+        None => opts.question.clone(),
+    };
     let inner = CheckOptions {
         reduce: Some(false),
+        question,
         // The states along a witness are those of the original net, listed below.
         witness_states: false,
         ..opts.clone()
     };
     let mut report = check_once(&Arc::new(Model::Net(reduction.net.clone())), &inner, observer)?;
+    if let Some(properties) = &properties {
+        lift_answers(&reduction, net, properties, &mut report)?;
+    }
     let sys = model.system(&opts.system)?;
     let mut names = StepNames::default();
     for finding in &mut report.findings {
@@ -51,6 +74,54 @@ pub(super) fn check(model: &Model, net: &Net, opts: &CheckOptions, observer: &mu
     }
     report.reduction = Some(reduction.summary);
     Ok(report)
+}
+
+/// `properties` over the reduced net (every place and transition they read was kept).
+fn renamed(reduction: &ReducedNet, properties: &[Property]) -> Result<Vec<Property>, EngineError> {
+    properties
+        .iter()
+        .map(|p| {
+            let formula = p
+                .formula
+                .renamed(&|q| reduction.place(q), &|t| reduction.transition(t))
+                .ok_or_else(|| {
+                    EngineError::Internal(format!("the reduction removed something property {} reads", p.id))
+                })?;
+            Ok(Property { formula, ..p.clone() })
+        })
+        .collect()
+}
+
+/// The answers of the reduced net as answers of `original`: each witness lifted, and
+/// replayed against the original property.
+fn lift_answers(
+    reduction: &ReducedNet,
+    original: &Net,
+    properties: &[Property],
+    report: &mut Report,
+) -> Result<(), EngineError> {
+    let engine = report.answered_by.unwrap_or(report.engine);
+    let mut names = StepNames::default();
+    for (property, answer) in properties.iter().zip(&mut report.properties) {
+        let PropertyAnswer {
+            reached: Some(reached),
+            ..
+        } = answer
+        else {
+            continue;
+        };
+        let steps: Vec<TransId> = reached.witness.steps.iter().map(|s| TransId(s.id.0)).collect();
+        let lifted = reduction
+            .lift_path(original, &steps)
+            .map_err(|e| EngineError::Internal(format!("lifting a witness of the reduced net: {e}")))?;
+        reached.witness = names.net_witness(original, lifted.iter().copied());
+        if let Some(marking) = original.marking_after(lifted.iter().copied()) {
+            reached.state_text = original.marking_text(&marking);
+        }
+        replay::replay_property(original, property, answer)
+            .map_err(|e| EngineError::Internal(format!("{engine} engine, lifted witness: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The finding of the reduced net, `finding`, as a finding of `original` (viewed as `sys`):

@@ -197,11 +197,6 @@ impl CheckOptions {
                     self.shortest_witness,
                     "property witnesses are not shortened (the explicit engine's are shortest: --engine explicit)",
                 ),
-                (
-                    "--reduce on",
-                    self.reduce == Some(true),
-                    "the structural reductions keep deadlocks, not every property",
-                ),
             ];
             if let Some((option, _, why)) = refused.into_iter().find(|(_, given, _)| *given) {
                 return Err(format!("{option} with reachability properties: {why}").into());

@@ -81,8 +81,8 @@ pub struct CheckArgs {
     /// No progress line on stderr.
     #[arg(long, short, help_heading = "Output")]
     quiet: bool,
-    /// Nets: run the engines on the net shrunk by deadlock-preserving structural
-    /// reductions, and lift their witnesses back [default: on for auto and lp, off for the
+    /// Nets: run the engines on the net shrunk by structural reductions that keep
+    /// deadlocks and the properties asked, and lift their witnesses back [default: on for auto and lp, off for the
     /// other engines; never with --all].
     #[arg(long, value_enum, value_name = "on|off", help_heading = "Model")]
     reduce: Option<OnOff>,

@@ -1,6 +1,7 @@
 //! The result of a check: verdict, findings with witnesses, settings, statistics.
 
 use super::{Stats, StopReason};
+use crate::system::net::{Net, TransId};
 use crate::system::{ActionId, DeadKind, StateValue, System};
 use hashbrown::HashMap;
 use serde::de::DeserializeOwned;
@@ -100,6 +101,28 @@ impl StepNames {
                 owner: sys.action_owner(a).map(|c| sys.component_name(c).into()),
             })
             .clone()
+    }
+
+    /// The witness of the firing sequence `transitions` of `net`, its steps named as the
+    /// net's system names them (no system needs to be built).
+    pub fn net_witness(&mut self, net: &Net, transitions: impl IntoIterator<Item = TransId>) -> Witness {
+        let steps = transitions.into_iter().map(|t| {
+            self.steps
+                .entry(ActionId(t.0))
+                .or_insert_with(|| {
+                    let transition = &net.transitions[t.index()];
+                    WitnessStep {
+                        id: ActionId(t.0),
+                        action: transition.label().into(),
+                        file_id: Some(transition.id.as_str().into()),
+                        owner: None,
+                    }
+                })
+                .clone()
+        });
+        Witness {
+            steps: steps.collect(),
+        }
     }
 
     /// The witness of the firing sequence `actions` of `sys`.

@@ -2,12 +2,13 @@
 //! markings (and, for programs, fault states) until it finds what was asked or proves
 //! there is none.
 
-use super::formula::{DeadlockFormula, Question};
+use super::formula::{PrefixFormula, Question};
+use super::reach;
 use super::solver::{Sat, Solved};
 use crate::engine::Question as EngineQuestion;
 use crate::engine::{
-    Asked, Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, Report,
-    RunResult, Settings, Stats, StepNames, StopReason,
+    Asked, Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, PropertyAnswer,
+    Report, RunResult, Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::{
@@ -43,13 +44,18 @@ impl Engine for PrefixSatOptions {
         "prefix-sat"
     }
 
-    /// The prefix's deadlock formula asks for a dead configuration (or a fault).
-    fn answers(&self, question: &EngineQuestion, _kind: ModelKind) -> bool {
-        *question == EngineQuestion::Deadlock
+    /// The prefix's deadlock formula asks for a dead configuration (or a fault); a net's
+    /// reachability properties ask for a configuration whose cut satisfies a target.
+    fn answers(&self, question: &EngineQuestion, kind: ModelKind) -> bool {
+        match question {
+            EngineQuestion::Deadlock => true,
+            EngineQuestion::Reachability(_) => kind == ModelKind::Net,
+            _ => false,
+        }
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
-        let Asked { model, budget, .. } = asked;
+        let Asked { model, budget, .. } = &asked;
         let opts = self;
         if opts.cutoff == CutoffMode::None {
             return Err(ModelError::new(
@@ -102,6 +108,7 @@ impl Engine for PrefixSatOptions {
             seconds: start.elapsed().as_secs_f64(),
             counters: vec![("events", counters.events), ("cutoffs", counters.cutoffs)],
         });
+        let properties = asked.net_properties();
         if built.stopped.is_some() {
             let reason = budget.exhausted().unwrap_or(match opts.max_events {
                 Some(max) if built.stats.events >= max => StopReason::EventLimit(max),
@@ -109,6 +116,19 @@ impl Engine for PrefixSatOptions {
             });
             crate::engine::drop_in_background(built);
             let stats = Stats::new(Counters::of(&counters), start.elapsed().as_secs_f64());
+            if let Some((_, properties)) = properties {
+                let unknown = properties
+                    .iter()
+                    .map(|p| PropertyAnswer::unknown(&p.id))
+                    .collect();
+                return Ok(Report::of_properties(
+                    self.name(),
+                    unknown,
+                    Some(reason),
+                    stats,
+                    settings,
+                ));
+            }
             return Ok(Report::new(
                 self.name(),
                 Vec::new(),
@@ -118,10 +138,32 @@ impl Engine for PrefixSatOptions {
             ));
         }
         let sat_start = Instant::now();
+        if let Some((net, properties)) = properties {
+            let tokens = reach::cut_tokens(net, &*sys, &built.prefix, backend);
+            let (answers, stopped) = reach::answer(
+                net,
+                properties,
+                &built.prefix,
+                &tokens,
+                budget,
+                &mut counters,
+                observer,
+            )?;
+            counters.sat_ms = sat_start.elapsed().as_millis() as u64;
+            crate::engine::drop_in_background(built);
+            let stats = Stats::new(Counters::of(&counters), start.elapsed().as_secs_f64());
+            return Ok(Report::of_properties(
+                self.name(),
+                answers,
+                stopped,
+                stats,
+                settings,
+            ));
+        }
         let mut search = Search {
             sys: &*sys,
             built: &built,
-            formula: DeadlockFormula::new(&built.prefix, &built.faults),
+            formula: PrefixFormula::deadlock(&built.prefix, &built.faults),
             solver: Sat::new(budget),
             names,
             all: opts.all,
@@ -144,7 +186,7 @@ impl Engine for PrefixSatOptions {
 struct Search<'a, S: System + ?Sized> {
     sys: &'a S,
     built: &'a PrefixOutcome,
-    formula: DeadlockFormula,
+    formula: PrefixFormula,
     solver: Sat,
     names: StepNames,
     all: bool,

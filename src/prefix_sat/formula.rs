@@ -1,5 +1,6 @@
-//! The deadlock formula of a complete prefix, in conjunctive normal form, and the clauses
-//! that block a dead marking once it has been found (for `--all`).
+//! The formulas of a complete prefix, in conjunctive normal form: the deadlock formula,
+//! the clauses that block a dead marking once it has been found (for `--all`), and the
+//! reachability targets of properties.
 //!
 //! Variables (DIMACS numbering, from 1):
 //! - one per event that may belong to the configuration C: every event but the cutoffs,
@@ -21,6 +22,12 @@
 //!   preset.
 //! - **one fault** (the fault question, programs only): exactly one fault event in C, and
 //!   no dead clause.
+//! - **targets** (reachability properties, instead of dead and fault): one literal per
+//!   property's target formula, true exactly when Mark(C) satisfies it, asked as an
+//!   assumption. The tokens of a sum of places are a unary counter over the cut's
+//!   conditions (a condition counts as many tokens as it stands for on those places), so
+//!   `a <= b` is "for every j, at least j in a implies at least j + const(a) − const(b) in
+//!   b"; `fireable(t)` is "the preset of some event of t (cutoffs included) is in the cut".
 //!
 //! Why "every event disabled" means "the marking is dead": if a transition (a step) were
 //! enabled at Mark(C), it would consume conditions of cut(C), and the unfolding has an event
@@ -28,6 +35,12 @@
 //! prefix (as a cutoff perhaps) and its clause is violated. This holds for the general
 //! backend on non-safe nets too: each token is a condition of its own, every choice of
 //! tokens is an event, and `•e ⊆ cut(C)` is what enabling means.
+//!
+//! Why `fireable(t)` is exact: an event of t whose preset is in cut(C) makes t enabled at
+//! Mark(C), and conversely, as for the dead clauses, t enabled at Mark(C) has an event in
+//! the prefix whose preset is in cut(C). So a target has a model exactly when some
+//! cutoff-free configuration's marking satisfies it, which, by completeness (below), is
+//! exactly when some reachable marking does.
 //!
 //! Why every dead marking has a model: the prefix is complete (Esparza, Römer, Vogler; on a
 //! net that is not safe, the token prefix decides no cutoff by ERV's tie-break between
@@ -40,6 +53,7 @@
 //! cutoff, hence the fault events' variables.
 
 use crate::system::cnf::{Cnf, Lit};
+use crate::system::property::{Formula, Sum};
 use crate::unfold::prefix::Prefix;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -63,8 +77,70 @@ struct Counter {
     columns: Vec<Vec<Lit>>,
 }
 
-/// The deadlock formula of one prefix, growing as markings are blocked.
-pub(crate) struct DeadlockFormula {
+/// The tokens each condition of a prefix stands for on the places of its net: one on its
+/// place for the general backend; for the program backend, those of the component's local
+/// state (a place's tokens, or the marked place of a unit).
+pub(crate) struct CutTokens {
+    /// Per place: (condition, tokens it stands for there).
+    by_place: Vec<Vec<(u32, u32)>>,
+}
+
+impl CutTokens {
+    /// From the (place, tokens) pairs of each condition, for a net of `places` places.
+    pub(crate) fn new(
+        places: usize,
+        of_condition: impl IntoIterator<Item = (u32, Vec<(u32, u32)>)>,
+    ) -> CutTokens {
+        let mut by_place = vec![Vec::new(); places];
+        for (c, pairs) in of_condition {
+            for (p, n) in pairs {
+                by_place[p as usize].push((c, n));
+            }
+        }
+        CutTokens { by_place }
+    }
+
+    /// The inputs of a counter of the tokens of `sum` in the cut: each condition's cut
+    /// literal (from `cut`; none when constantly false) once per token it stands for there;
+    /// `None` beyond [`MAX_TARGET_VARIABLES`] inputs.
+    fn counted(&self, sum: &Sum, cut: &[Lit], truth: Lit) -> Option<Vec<Lit>> {
+        let mut weight: FxHashMap<u32, u64> = FxHashMap::default();
+        for p in &sum.places {
+            for &(c, n) in &self.by_place[p.index()] {
+                *weight.entry(c).or_default() += u64::from(n);
+            }
+        }
+        let mut conditions: Vec<(u32, u64)> = weight.into_iter().collect();
+        conditions.sort_unstable();
+        let mut inputs = Vec::new();
+        for (c, w) in conditions {
+            let lit = cut[c as usize];
+            if lit != -truth {
+                if (inputs.len() as u64).saturating_add(w) > MAX_TARGET_VARIABLES {
+                    return None;
+                }
+                inputs.extend(std::iter::repeat_n(lit, w as usize));
+            }
+        }
+        Some(inputs)
+    }
+}
+
+impl Counter {
+    fn empty() -> Counter {
+        Counter {
+            inputs: Vec::new(),
+            columns: Vec::new(),
+        }
+    }
+}
+
+/// Most counter variables one target may add (a sum over many conditions compared with a
+/// large bound); beyond it the property is left unknown.
+pub(crate) const MAX_TARGET_VARIABLES: u64 = 4_000_000;
+
+/// The formula of one prefix, growing as markings are blocked and targets are added.
+pub(crate) struct PrefixFormula {
     cnf: Cnf,
     truth: Lit,
     /// Per event: its variable, or 0 (a cutoff that is no fault: never in C).
@@ -76,14 +152,30 @@ pub(crate) struct DeadlockFormula {
     /// Per label (place of a net, local state of a component): a counter of its
     /// conditions in the cut.
     labels: Vec<Counter>,
+    /// Per event preset already encoded: the literal "the preset is in the cut".
+    enabled: FxHashMap<Vec<u32>, Lit>,
     /// Per condition: its label's index.
     label_of: Vec<u32>,
 }
 
-impl DeadlockFormula {
-    /// The formula of `prefix`, whose events `faults` lead to faults.
-    pub(crate) fn new(prefix: &Prefix, faults: &[u32]) -> DeadlockFormula {
-        let mut f = DeadlockFormula {
+impl PrefixFormula {
+    /// The deadlock formula of `prefix`, whose events `faults` lead to faults.
+    pub(crate) fn deadlock(prefix: &Prefix, faults: &[u32]) -> PrefixFormula {
+        let mut f = PrefixFormula::configurations(prefix, faults);
+        f.fault_question(faults);
+        f.dead_clauses(prefix);
+        f
+    }
+
+    /// The cutoff-free configurations of `prefix` and their cuts, without a question:
+    /// targets are added by [`PrefixFormula::target`].
+    pub(crate) fn reachability(prefix: &Prefix) -> PrefixFormula {
+        PrefixFormula::configurations(prefix, &[])
+    }
+
+    /// Causal closure, no conflict and the cut.
+    fn configurations(prefix: &Prefix, faults: &[u32]) -> PrefixFormula {
+        let mut f = PrefixFormula {
             cnf: Cnf::default(),
             truth: 0,
             event: Vec::with_capacity(prefix.events.len()),
@@ -91,6 +183,7 @@ impl DeadlockFormula {
             fault_selector: None,
             labels: Vec::new(),
             label_of: Vec::with_capacity(prefix.conditions.len()),
+            enabled: FxHashMap::default(),
         };
         f.truth = f.cnf.new_var();
         f.cnf.clauses.push(vec![f.truth]);
@@ -111,9 +204,7 @@ impl DeadlockFormula {
         for list in &consumers {
             f.at_most_one(list);
         }
-        f.fault_question(faults);
         f.cut_variables(prefix, &consumers);
-        f.dead_clauses(prefix);
         f.label_counters(prefix);
         f
     }
@@ -255,17 +346,25 @@ impl DeadlockFormula {
     /// The literal "at least `j` conditions of label `l` are in the cut" (j ≥ 1), building
     /// the counter's columns up to `j`.
     fn at_least(&mut self, l: usize, j: usize) -> Lit {
-        let m = self.labels[l].inputs.len();
+        let mut counter = std::mem::replace(&mut self.labels[l], Counter::empty());
+        let lit = self.counted(&mut counter, j);
+        self.labels[l] = counter;
+        lit
+    }
+
+    /// The literal "at least `j` inputs of `counter` are true" (j ≥ 1), building its
+    /// columns up to `j`.
+    fn counted(&mut self, counter: &mut Counter, j: usize) -> Lit {
+        let m = counter.inputs.len();
         if j > m {
             return -self.truth;
         }
-        while self.labels[l].columns.len() < j {
-            let col = self.labels[l].columns.len() + 1;
+        while counter.columns.len() < j {
+            let col = counter.columns.len() + 1;
             let mut column = Vec::with_capacity(m);
             for i in 0..m {
                 // s(i, col) ⇔ s(i−1, col) ∨ (s(i−1, col−1) ∧ x_i), with s(−1, ·) false
                 // and s(·, 0) true.
-                let counter = &self.labels[l];
                 let x = counter.inputs[i];
                 let same = if i == 0 { -self.truth } else { column[i - 1] };
                 let less = match (col, i) {
@@ -284,9 +383,9 @@ impl DeadlockFormula {
                 self.add(vec![-s, same, x]);
                 column.push(s);
             }
-            self.labels[l].columns.push(column);
+            counter.columns.push(column);
         }
-        self.labels[l].columns[j - 1][m - 1]
+        counter.columns[j - 1][m - 1]
     }
 
     /// Rules out every configuration whose cut has the label counts of the cut `in_cut`
@@ -309,6 +408,127 @@ impl DeadlockFormula {
             }
         }
         self.add(clause);
+    }
+
+    /// The literal true exactly when the marking of the configuration satisfies
+    /// `formula`, or `None` when its counters would take more than
+    /// [`MAX_TARGET_VARIABLES`] variables.
+    pub(crate) fn target(&mut self, prefix: &Prefix, formula: &Formula, tokens: &CutTokens) -> Option<Lit> {
+        let before = u64::from(self.cnf.num_vars);
+        self.encode(prefix, formula, tokens, before)
+    }
+
+    fn encode(&mut self, prefix: &Prefix, formula: &Formula, tokens: &CutTokens, before: u64) -> Option<Lit> {
+        if u64::from(self.cnf.num_vars) - before > MAX_TARGET_VARIABLES {
+            return None;
+        }
+        Some(match formula {
+            Formula::Const(b) => {
+                if *b {
+                    self.truth
+                } else {
+                    -self.truth
+                }
+            }
+            Formula::Not(g) => -self.encode(prefix, g, tokens, before)?,
+            Formula::And(gs) => {
+                let lits = gs
+                    .iter()
+                    .map(|g| self.encode(prefix, g, tokens, before))
+                    .collect::<Option<Vec<Lit>>>()?;
+                self.and(&lits)
+            }
+            Formula::Or(gs) => {
+                let lits = gs
+                    .iter()
+                    .map(|g| self.encode(prefix, g, tokens, before).map(|l| -l))
+                    .collect::<Option<Vec<Lit>>>()?;
+                -self.and(&lits)
+            }
+            Formula::Le(a, b) => self.at_most(a, b, tokens)?,
+            Formula::Fireable(ts) => self.fireable(prefix, ts),
+        })
+    }
+
+    /// A literal equivalent to the conjunction of `lits`.
+    fn and(&mut self, lits: &[Lit]) -> Lit {
+        match lits {
+            [] => self.truth,
+            [l] => *l,
+            _ => {
+                let x = self.cnf.new_var();
+                for &l in lits {
+                    self.add(vec![-x, l]);
+                }
+                let mut back: Vec<Lit> = lits.iter().map(|&l| -l).collect();
+                back.push(x);
+                self.add(back);
+                x
+            }
+        }
+    }
+
+    /// "The tokens of `a` are at most those of `b`": for every j ≥ 0, at least j tokens in
+    /// `a` (always, for j = 0) imply at least j + const(a) − const(b) in `b`. Once `b`
+    /// cannot reach the bound, the rest follows from the first such j.
+    fn at_most(&mut self, a: &Sum, b: &Sum, tokens: &CutTokens) -> Option<Lit> {
+        let mut left = Counter {
+            inputs: tokens.counted(a, &self.cut, self.truth)?,
+            columns: Vec::new(),
+        };
+        let mut right = Counter {
+            inputs: tokens.counted(b, &self.cut, self.truth)?,
+            columns: Vec::new(),
+        };
+        let shift = i128::from(a.constant) - i128::from(b.constant);
+        let (wa, wb) = (left.inputs.len() as i128, right.inputs.len() as i128);
+        // Columns the loop may build: up to `wa` of the left counter, `wa + shift` of the
+        // right one, each as long as its inputs.
+        let cost = wa * wa.min(wb - shift + 1).max(0) + wb * (wa + shift).clamp(0, wb);
+        if cost > i128::from(MAX_TARGET_VARIABLES) {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for j in 0..=wa {
+            let need = j + shift;
+            if need <= 0 {
+                continue;
+            }
+            let has_a = if j == 0 {
+                self.truth
+            } else {
+                self.counted(&mut left, j as usize)
+            };
+            if need > wb {
+                parts.push(-has_a);
+                break;
+            }
+            let has_b = self.counted(&mut right, need as usize);
+            let broken = self.and(&[has_a, -has_b]);
+            parts.push(-broken);
+        }
+        Some(self.and(&parts))
+    }
+
+    /// "Some event of a transition of `ts` has its preset in the cut".
+    fn fireable(&mut self, prefix: &Prefix, ts: &[crate::system::net::TransId]) -> Lit {
+        let mut some = Vec::new();
+        for e in &prefix.events {
+            if !ts.iter().any(|t| t.0 == e.action) {
+                continue;
+            }
+            let lit = match self.enabled.get(&e.preset) {
+                Some(&l) => l,
+                None => {
+                    let cut: Vec<Lit> = e.preset.iter().map(|&c| self.cut[c as usize]).collect();
+                    let l = self.and(&cut);
+                    self.enabled.insert(e.preset.clone(), l);
+                    l
+                }
+            };
+            some.push(-lit);
+        }
+        -self.and(&some)
     }
 
     /// The clauses so far.

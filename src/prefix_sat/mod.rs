@@ -8,10 +8,13 @@
 //! solver, and [`engine`] runs the loop: a model is a configuration, fired on the system
 //! (prefix order is a linearisation) and checked dead before it is reported; with `--all`
 //! the marking found is blocked and the solver asked again, incrementally, until it
-//! answers UNSAT. UNSAT on a complete prefix means no deadlock.
+//! answers UNSAT. UNSAT on a complete prefix means no deadlock. A net's reachability
+//! properties are asked the same way (`reach`): a configuration whose cut satisfies the
+//! property's target, or UNSAT.
 
 mod engine;
 mod formula;
+mod reach;
 mod solver;
 
 pub use crate::system::cnf::{Cnf, Lit};
@@ -21,5 +24,5 @@ pub use engine::{PrefixSatCounters, PrefixSatOptions, PrefixSatSettings};
 /// `qpor unfold --cnf` and the solver measurements. `faults` are the prefix's fault events
 /// ([`crate::unfold::prefix::PrefixOutcome::faults`]).
 pub fn deadlock_cnf(prefix: &crate::unfold::prefix::Prefix, faults: &[u32]) -> Cnf {
-    formula::DeadlockFormula::new(prefix, faults).cnf().clone()
+    formula::PrefixFormula::deadlock(prefix, faults).cnf().clone()
 }

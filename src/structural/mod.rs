@@ -17,4 +17,4 @@ pub(crate) mod state_equation;
 
 #[cfg(feature = "lp")]
 pub use engine::{LpCounters, LpOptions};
-pub use reduce::{reduce, ReducedNet};
+pub use reduce::{reduce, reduce_keeping, Keep, ReducedNet};

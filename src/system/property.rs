@@ -162,6 +162,34 @@ impl Formula {
         }
     }
 
+    /// The same formula over another net whose places and transitions are those of this
+    /// one's net renamed by `place` and `transition`; `None` if one has no name there.
+    pub fn renamed(
+        &self,
+        place: &dyn Fn(PlaceId) -> Option<PlaceId>,
+        transition: &dyn Fn(TransId) -> Option<TransId>,
+    ) -> Option<Formula> {
+        let sum = |s: &Sum| -> Option<Sum> {
+            Some(Sum {
+                places: s.places.iter().map(|&p| place(p)).collect::<Option<_>>()?,
+                constant: s.constant,
+            })
+        };
+        let all = |fs: &[Formula]| -> Option<Vec<Formula>> {
+            fs.iter().map(|f| f.renamed(place, transition)).collect()
+        };
+        Some(match self {
+            Formula::Const(b) => Formula::Const(*b),
+            Formula::Not(f) => Formula::Not(Box::new(f.renamed(place, transition)?)),
+            Formula::And(fs) => Formula::And(all(fs)?),
+            Formula::Or(fs) => Formula::Or(all(fs)?),
+            Formula::Le(a, b) => Formula::Le(sum(a)?, sum(b)?),
+            Formula::Fireable(ts) => {
+                Formula::Fireable(ts.iter().map(|&t| transition(t)).collect::<Option<_>>()?)
+            }
+        })
+    }
+
     /// The places whose tokens the formula reads, and the transitions whose enabledness it
     /// reads (so whose presets it reads too), each once: what a reduction must keep.
     pub fn support(&self) -> (Vec<PlaceId>, Vec<TransId>) {

@@ -25,7 +25,6 @@ use crate::engine::{
     Settings, Stats, StepNames, StopReason,
 };
 use crate::system::model::{ModelKind, SystemOptions};
-use crate::system::net::NetSystem;
 use crate::system::{classify_dead, find_fault, ActionId, Local, ModelError, Step, System};
 use hashbrown::{HashMap, HashSet};
 use rand::rngs::SmallRng;
@@ -72,9 +71,8 @@ impl Engine for WalkOptions {
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
         if let Some((net, properties)) = asked.net_properties() {
-            let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
             return Ok(reach::walk_properties(
-                &sys,
+                net,
                 properties,
                 self,
                 asked.budget,

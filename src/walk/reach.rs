@@ -10,23 +10,22 @@ use crate::engine::{
     Budget, Counters, Observer, Pacer, Progress, PropertyAnswer, Reached, Report, Settings, StateEntries,
     Stats, StepNames,
 };
-use crate::system::net::{Net, NetSystem, PlaceId, TransId};
+use crate::system::net::{Net, PlaceId, TransId};
 use crate::system::property::{Formula, Property};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::time::Instant;
 
-/// Walks the markings of `sys`'s net at random until every property of `properties` is
+/// Walks the markings of `net` at random until every property of `properties` is
 /// decided by a marking met, or the budget runs out.
 pub(crate) fn walk_properties(
-    sys: &NetSystem<'_>,
+    net: &Net,
     properties: &[Property],
     opts: &WalkOptions,
     budget: &Budget,
     observer: &mut dyn Observer,
 ) -> Report {
     let start = Instant::now();
-    let net = sys.net();
     let targets: Vec<Formula> = properties.iter().map(Property::target).collect();
     let mut reached: Vec<Option<(Vec<u32>, Vec<TransId>)>> = vec![None; properties.len()];
     let mut open = properties.len();
@@ -91,7 +90,7 @@ pub(crate) fn walk_properties(
                 reached: Some(Reached {
                     state: StateEntries::default(),
                     state_text: net.marking_text(&marking),
-                    witness: names.witness(sys, path.iter().map(|&t| sys.step_of(t).action)),
+                    witness: names.net_witness(net, path.iter().copied()),
                 }),
             },
             None => PropertyAnswer::unknown(&p.id),

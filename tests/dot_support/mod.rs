@@ -296,6 +296,7 @@ pub fn net_prefix(net: &Net, max_events: usize, max_cuts: usize) -> Prefix {
                 label: pl.label().to_string(),
                 place: i as u32,
                 producer: None,
+                local: 0,
             });
         }
     }
@@ -348,6 +349,7 @@ pub fn net_prefix(net: &Net, max_events: usize, max_cuts: usize) -> Prefix {
                                 label: net.places[pl.index()].label().to_string(),
                                 place: pl.0,
                                 producer: Some(e),
+                                local: 0,
                             });
                         }
                     }
@@ -407,6 +409,7 @@ pub fn system_prefix(sys: &dyn System, max_events: usize, max_cuts: usize) -> Pr
             label: format!("{}={}", sys.component_name(c), sys.local_name(c, *l)),
             place: i as u32,
             producer: None,
+            local: 0,
         });
         cond_local.push(*l);
     }
@@ -444,6 +447,7 @@ pub fn system_prefix(sys: &dyn System, max_events: usize, max_cuts: usize) -> Pr
                             label: format!("{}={}", sys.component_name(*c), sys.local_name(*c, l)),
                             place: c.0,
                             producer: Some(e),
+                            local: 0,
                         });
                         cond_local.push(l);
                     }

@@ -20,6 +20,9 @@ const MAX_EXPANSION: usize = 4096;
 /// - `f` needs nothing else (its only input is `p`, it reads nothing) and does not
 ///   produce into `p`.
 ///
+/// - neither `p`, `f` nor a place `f` produces into is kept (firing `f` early changes
+///   those places and `f`'s enabledness).
+///
 /// Then a token on `p` enables `f` and nothing can take it away, so `f` may as well fire
 /// at once: every producer `h` becomes `h` followed by `f` as many times as `h` puts
 /// tokens on `p` (and the initial tokens of `p` fire `f` before anything else, recorded
@@ -48,7 +51,10 @@ pub(super) fn post_agglomeration(net: &mut WorkNet, adj: &Adjacency) -> u64 {
         let simple = adj.readers[p as usize].is_empty()
             && fr.pre == [(p, 1)]
             && fr.read.is_empty()
-            && fr.post_weight(p) == 0;
+            && fr.post_weight(p) == 0
+            && !net.places[p as usize].kept
+            && !fr.kept
+            && fr.post.iter().all(|&(q, _)| !net.places[q as usize].kept);
         if !simple || rewritten[f as usize] || producers.iter().any(|&h| rewritten[h as usize]) {
             continue;
         }
@@ -130,7 +136,9 @@ fn initial_after(net: &WorkNet, times: u32, f_post: &[(u32, u32)]) -> Option<Vec
 ///   and does not consume from `p`;
 /// - `h` is the only producer of `p`, nothing reads `p`, `p` starts empty, and every
 ///   consumer `f` of `p` takes one token from it;
-/// - `h` is the only transition that consumes or reads any of its input places.
+/// - `h` is the only transition that consumes or reads any of its input places;
+/// - neither `h`, a consumer of `p`, `p` nor an input place of `h` is kept (deferring `h`
+///   changes those places and when those transitions are enabled).
 ///
 /// Then `h` may wait until a consumer of its token is about to fire: every consumer `f`
 /// becomes `h` followed by `f` (needing what `h` needs besides what `f` needs but `p`).
@@ -159,7 +167,9 @@ pub(super) fn pre_agglomeration(net: &mut WorkNet, adj: &Adjacency) -> u64 {
             continue;
         };
         let consumers = &adj.consumers[p as usize];
-        let applies = hr.pre_weight(p) == 0
+        let applies = !hr.kept
+            && !net.places[p as usize].kept
+            && hr.pre_weight(p) == 0
             && adj.producers[p as usize] == [h]
             && adj.readers[p as usize].is_empty()
             && net.places[p as usize].initial == 0
@@ -167,14 +177,16 @@ pub(super) fn pre_agglomeration(net: &mut WorkNet, adj: &Adjacency) -> u64 {
             && consumers.iter().all(|&f| {
                 let fr = &net.trans[f as usize];
                 fr.pre_weight(p) == 1
+                    && !fr.kept
                     && !fr.reads(p)
                     && !rewritten[f as usize]
                     && fr.expansion.len() + hr.expansion.len() <= MAX_EXPANSION
             })
-            && hr
-                .pre
-                .iter()
-                .all(|&(q, _)| adj.consumers[q as usize] == [h] && adj.readers[q as usize].is_empty());
+            && hr.pre.iter().all(|&(q, _)| {
+                adj.consumers[q as usize] == [h]
+                    && adj.readers[q as usize].is_empty()
+                    && !net.places[q as usize].kept
+            });
         if !applies {
             continue;
         }

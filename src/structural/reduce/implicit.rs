@@ -49,7 +49,8 @@ pub(super) fn implicit_places(net: &mut WorkNet, adj: &Adjacency, budget: &Budge
                 break;
             }
             let needed = !adj.consumers[p as usize].is_empty() || !adj.readers[p as usize].is_empty();
-            if !net.places[p as usize].alive || !needed || net.places[p as usize].not_implicit {
+            let place = &net.places[p as usize];
+            if !place.alive || !needed || place.not_implicit || place.kept {
                 continue;
             }
             if is_implicit(net, &columns, adj, p, until) {

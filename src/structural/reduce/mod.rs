@@ -1,5 +1,5 @@
-//! Deadlock-preserving structural reductions of P/T nets (`qpor reduce-net`, and the
-//! pre-pass of `qpor check --reduce on`).
+//! Structural reductions of P/T nets that keep deadlocks and reachability properties
+//! (`qpor reduce-net`, and the pre-pass of `qpor check --reduce on`).
 //!
 //! [`reduce`] applies the rules of `rules` (removals: dead transitions, sink, constant and
 //! duplicate places, dominated transitions), `agglomeration` (post- and
@@ -14,6 +14,15 @@
 //! that pre-agglomeration deferred, fired while they can be (last rule first). The check
 //! replays the result on the original model like any other witness.
 //!
+//! [`reduce_keeping`] also keeps the value of reachability properties: what they read
+//! ([`Keep`]) stays, and each rule's doc comment says which of its conditions that adds
+//! (Thierry-Mieg, Petri Nets 2020, and Bønneland et al., JLAMP 2019, restate the rules
+//! per property the same way). Then every reachable marking of the original agrees, on the
+//! kept places and in which kept transitions are enabled, with a reachable marking of the
+//! reduced net, and the other way round; a witness of the reduced net lifts by
+//! [`ReducedNet::lift_path`] to one of the original reaching a marking that agrees with
+//! its end.
+//!
 //! Reductions keep the reachable markings of the places that stay (each is the
 //! projection of a reachable marking of the original), so a NUPN decomposition restricted
 //! to those places still holds and is kept.
@@ -26,6 +35,7 @@ mod work;
 
 use crate::engine::{Budget, ReductionSummary};
 use crate::system::net::{Net, Nupn, Place, PlaceId, TransId, Transition, Unit};
+use crate::system::property::Formula;
 use std::time::Instant;
 use work::WorkNet;
 
@@ -97,6 +107,46 @@ impl Rule {
     }
 }
 
+/// What a reduction must leave as it is: the places whose tokens some property reads and
+/// the transitions whose enabledness it reads (with every place they need, since moving
+/// tokens there changes when they are enabled). Nothing, for deadlocks.
+#[derive(Clone, Debug, Default)]
+pub struct Keep {
+    places: Vec<bool>,
+    transitions: Vec<bool>,
+}
+
+impl Keep {
+    /// What `formulas` read on `net`.
+    pub fn read_by<'f>(net: &Net, formulas: impl IntoIterator<Item = &'f Formula>) -> Keep {
+        let mut keep = Keep {
+            places: vec![false; net.places.len()],
+            transitions: vec![false; net.transitions.len()],
+        };
+        for formula in formulas {
+            let (places, transitions) = formula.support();
+            for p in places {
+                keep.places[p.index()] = true;
+            }
+            for t in transitions {
+                keep.transitions[t.index()] = true;
+                for (p, _) in net.transitions[t.index()].needs() {
+                    keep.places[p.index()] = true;
+                }
+            }
+        }
+        keep
+    }
+
+    fn place(&self, index: usize) -> bool {
+        self.places.get(index).copied().unwrap_or(false)
+    }
+
+    fn transition(&self, index: usize) -> bool {
+        self.transitions.get(index).copied().unwrap_or(false)
+    }
+}
+
 /// A net reduced by [`reduce`], with what it takes to lift its witnesses.
 #[derive(Clone, Debug)]
 pub struct ReducedNet {
@@ -112,6 +162,10 @@ pub struct ReducedNet {
     /// Deferred original firing sequences, fired while they can be after a witness; the
     /// last one first.
     finish: Vec<Vec<TransId>>,
+    /// Per original place: its place in `net`, if it stayed.
+    place_index: Vec<Option<PlaceId>>,
+    /// Per original transition: the transition of `net` that keeps its index, if any.
+    transition_index: Vec<Option<TransId>>,
 }
 
 /// Most original transitions a lift may fire to finish a witness; beyond it the lift
@@ -124,26 +178,24 @@ impl ReducedNet {
         &self.expansion[t.index()]
     }
 
+    /// The place of the reduced net that original place `p` became, if it stayed (every
+    /// kept place stays).
+    pub fn place(&self, p: PlaceId) -> Option<PlaceId> {
+        self.place_index.get(p.index()).copied().flatten()
+    }
+
+    /// The transition of the reduced net with the index and name of original transition
+    /// `t`, if any (every kept transition has one, with its inputs unchanged).
+    pub fn transition(&self, t: TransId) -> Option<TransId> {
+        self.transition_index.get(t.index()).copied().flatten()
+    }
+
     /// The firing sequence of `original` (the net given to [`reduce`]) that corresponds to
     /// the firing sequence `steps` of the reduced net. When `steps` reaches a dead marking
     /// of the reduced net, the result reaches a dead marking of the original. An error
     /// means a step could not be fired on the original: a bug of a rule.
     pub fn lift(&self, original: &Net, steps: &[TransId]) -> Result<Vec<TransId>, String> {
-        let mut marking = original.initial_marking();
-        let mut seq = self.prefix.clone();
-        for &t in steps {
-            let expansion = self
-                .expansion
-                .get(t.index())
-                .ok_or_else(|| format!("the reduced net has no transition {}", t.0))?;
-            seq.extend_from_slice(expansion);
-        }
-        for (i, &t) in seq.iter().enumerate() {
-            if !original.fire(&mut marking, t) {
-                let name = original.transitions[t.index()].label();
-                return Err(format!("lifted step {} ({name}) is not enabled", i + 1));
-            }
-        }
+        let (mut seq, mut marking) = self.lift_steps(original, steps)?;
         let mut fired = 0;
         for deferred in self.finish.iter().rev() {
             loop {
@@ -163,18 +215,53 @@ impl ReducedNet {
         }
         Ok(seq)
     }
+
+    /// The firing sequence of `original` that corresponds to `steps` of the reduced net,
+    /// without the deadlock's finish: it reaches a marking that agrees with the end of
+    /// `steps` on every place that stayed and, for a net reduced by [`reduce_keeping`],
+    /// on which kept transitions are enabled. What lifts the witnesses of properties.
+    pub fn lift_path(&self, original: &Net, steps: &[TransId]) -> Result<Vec<TransId>, String> {
+        self.lift_steps(original, steps).map(|(seq, _)| seq)
+    }
+
+    /// The prefix and the expansion of `steps`, fired on `original`: the sequence and the
+    /// marking it reaches.
+    fn lift_steps(&self, original: &Net, steps: &[TransId]) -> Result<(Vec<TransId>, Vec<u32>), String> {
+        let mut marking = original.initial_marking();
+        let mut seq = self.prefix.clone();
+        for &t in steps {
+            let expansion = self
+                .expansion
+                .get(t.index())
+                .ok_or_else(|| format!("the reduced net has no transition {}", t.0))?;
+            seq.extend_from_slice(expansion);
+        }
+        for (i, &t) in seq.iter().enumerate() {
+            if !original.fire(&mut marking, t) {
+                let name = original.transitions[t.index()].label();
+                return Err(format!("lifted step {} ({name}) is not enabled", i + 1));
+            }
+        }
+        Ok((seq, marking))
+    }
 }
 
 /// Reduces `net` with every rule until none applies or the budget runs out (the net
 /// reduced so far is as good: every rule application keeps deadlocks on its own).
 pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
+    reduce_keeping(net, budget, &Keep::default())
+}
+
+/// Reduces `net` as [`reduce`] does, leaving what `keep` names as it is: the reduced net
+/// then also gives every reachability property over kept things its original value.
+pub fn reduce_keeping(net: &Net, budget: &Budget, keep: &Keep) -> ReducedNet {
     let start = Instant::now();
     #[cfg(feature = "lp")]
     let implicit_until = implicit::deadline(budget);
     // Without `lp` no rule reads it.
     #[cfg(not(feature = "lp"))]
     let implicit_until = start;
-    let mut work = WorkNet::new(net);
+    let mut work = WorkNet::new(net, keep);
     let mut counts = [0u64; RULES.len()];
     'rounds: while budget.exhausted().is_none() {
         for (i, rule) in RULES.iter().enumerate() {
@@ -199,7 +286,7 @@ pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
         .filter(|&(_, n)| n > 0)
         .map(|(r, n)| (r.name(), n))
         .collect();
-    let (reduced, expansion) = compact(net, &work);
+    let (reduced, expansion, place_index, transition_index) = compact(net, &work);
     let summary = ReductionSummary {
         places_before: net.places.len() as u64,
         places_after: reduced.places.len() as u64,
@@ -214,11 +301,18 @@ pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
         expansion,
         prefix: work.prefix,
         finish: work.finish,
+        place_index,
+        transition_index,
     }
 }
 
-/// The alive part of `work` as a net of its own, and the expansion of each transition.
-fn compact(net: &Net, work: &WorkNet) -> (Net, Vec<Vec<TransId>>) {
+/// The parts of a reduced net: the net, the expansion of each transition, and where each
+/// original place and transition went.
+type Compacted = (Net, Vec<Vec<TransId>>, Vec<Option<PlaceId>>, Vec<Option<TransId>>);
+
+/// The alive part of `work` as a net of its own, the expansion of each transition, and
+/// where each original place and transition went.
+fn compact(net: &Net, work: &WorkNet) -> Compacted {
     let mut index = vec![None; work.places.len()];
     let mut places = Vec::new();
     for p in work.alive_places() {
@@ -237,7 +331,9 @@ fn compact(net: &Net, work: &WorkNet) -> (Net, Vec<Vec<TransId>>) {
     };
     let mut transitions = Vec::new();
     let mut expansion = Vec::new();
+    let mut transition_index = vec![None; work.trans.len()];
     for t in work.alive_transitions() {
+        transition_index[t as usize] = Some(TransId(transitions.len() as u32));
         let original = &net.transitions[t as usize];
         let tr = &work.trans[t as usize];
         transitions.push(Transition {
@@ -268,7 +364,7 @@ fn compact(net: &Net, work: &WorkNet) -> (Net, Vec<Vec<TransId>>) {
         transitions,
         nupn,
     };
-    (reduced, expansion)
+    (reduced, expansion, index, transition_index)
 }
 
 #[cfg(test)]

@@ -8,6 +8,11 @@
 //! sequences (Berthelot, "Transformations and decompositions of nets", LNCS 254, 1987;
 //! the same rules in Thierry-Mieg, "Structural reductions revisited", Petri Nets 2020).
 //!
+//! A kept place or transition (one a property reads, see [`super::Keep`]) is never
+//! removed: every other removal keeps the markings of the places that stay and whether
+//! each transition that stays is enabled, so a property over kept things has the same
+//! value on the original and the reduced net.
+//!
 //! Each function looks at one snapshot of the net and applies every candidate it finds,
 //! which is safe because removing one candidate never invalidates another.
 
@@ -29,10 +34,11 @@ pub(super) fn dead_transitions(net: &mut WorkNet, adj: &Adjacency) -> u64 {
     let dead: Vec<u32> = net
         .alive_transitions()
         .filter(|&t| {
-            net.trans[t as usize]
-                .needs()
-                .iter()
-                .any(|&(p, w)| !grows[p as usize] && net.places[p as usize].initial < w)
+            !net.trans[t as usize].kept
+                && net.trans[t as usize]
+                    .needs()
+                    .iter()
+                    .any(|&(p, w)| !grows[p as usize] && net.places[p as usize].initial < w)
         })
         .collect();
     for &t in &dead {
@@ -49,6 +55,7 @@ pub(super) fn dead_transitions(net: &mut WorkNet, adj: &Adjacency) -> u64 {
 pub(super) fn constant_places(net: &mut WorkNet, adj: &Adjacency) -> u64 {
     let constant: Vec<u32> = net
         .alive_places()
+        .filter(|&p| !net.places[p as usize].kept)
         .filter(|&p| {
             let initial = net.places[p as usize].initial;
             let consumers = &adj.consumers[p as usize];
@@ -73,7 +80,11 @@ pub(super) fn constant_places(net: &mut WorkNet, adj: &Adjacency) -> u64 {
 pub(super) fn sink_places(net: &mut WorkNet, adj: &Adjacency) -> u64 {
     let sinks: Vec<u32> = net
         .alive_places()
-        .filter(|&p| adj.consumers[p as usize].is_empty() && adj.readers[p as usize].is_empty())
+        .filter(|&p| {
+            !net.places[p as usize].kept
+                && adj.consumers[p as usize].is_empty()
+                && adj.readers[p as usize].is_empty()
+        })
         .collect();
     for &p in &sinks {
         net.remove_place(p, adj);
@@ -113,7 +124,7 @@ pub(super) fn duplicate_places(net: &mut WorkNet, adj: &Adjacency) -> u64 {
             continue;
         };
         for &p in &group {
-            if p != keep {
+            if p != keep && !net.places[p as usize].kept {
                 net.remove_place(p, adj);
                 removed += 1;
             }
@@ -144,7 +155,7 @@ pub(super) fn dominated_transitions(net: &mut WorkNet) -> u64 {
         if group.len() > MAX_PAIRWISE_GROUP {
             let mut first: HashMap<&[(u32, u32)], u32> = HashMap::new();
             for (i, &t) in group.iter().enumerate() {
-                if first.insert(&needs[i], t).is_some() {
+                if first.insert(&needs[i], t).is_some() && !net.trans[t as usize].kept {
                     dominated.push(t);
                 }
             }
@@ -155,7 +166,7 @@ pub(super) fn dominated_transitions(net: &mut WorkNet) -> u64 {
                 .iter()
                 .enumerate()
                 .any(|(j, &u)| j != i && at_most(&needs[j], &needs[i]) && (needs[j] != needs[i] || u < t));
-            if beaten {
+            if beaten && !net.trans[t as usize].kept {
                 dominated.push(t);
             }
         }

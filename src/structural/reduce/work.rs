@@ -2,6 +2,7 @@
 //! with the arcs the rules have rewritten, and the original firing sequence each surviving
 //! transition stands for.
 
+use super::Keep;
 use crate::system::net::{Net, TransId};
 
 /// A place of the net being reduced (indexed as in the original net).
@@ -9,6 +10,9 @@ use crate::system::net::{Net, TransId};
 pub(super) struct WorkPlace {
     /// Still in the net.
     pub(super) alive: bool,
+    /// A property reads its tokens, or the enabledness of a transition that needs it: no
+    /// rule removes it or changes when it holds what.
+    pub(super) kept: bool,
     /// Tokens in the initial marking of the reduced net.
     pub(super) initial: u32,
     /// Shown not implicit since the last rewrite by another rule.
@@ -22,6 +26,8 @@ pub(super) struct WorkPlace {
 pub(super) struct WorkTrans {
     /// Still in the net.
     pub(super) alive: bool,
+    /// A property reads whether it is enabled: no rule removes it or changes its inputs.
+    pub(super) kept: bool,
     /// Input arcs (place index, weight), sorted by place.
     pub(super) pre: Vec<(u32, u32)>,
     /// Output arcs (place index, weight), sorted by place.
@@ -121,13 +127,15 @@ pub(super) struct WorkNet {
 }
 
 impl WorkNet {
-    /// The original net, nothing removed.
-    pub(super) fn new(net: &Net) -> WorkNet {
+    /// The original net, nothing removed, with what `keep` says must stay visible.
+    pub(super) fn new(net: &Net, keep: &Keep) -> WorkNet {
         let places = net
             .places
             .iter()
-            .map(|p| WorkPlace {
+            .enumerate()
+            .map(|(i, p)| WorkPlace {
                 alive: true,
+                kept: keep.place(i),
                 initial: p.initial,
                 #[cfg(feature = "lp")]
                 not_implicit: false,
@@ -139,6 +147,7 @@ impl WorkNet {
             .enumerate()
             .map(|(i, t)| WorkTrans {
                 alive: true,
+                kept: keep.transition(i),
                 pre: t.pre.iter().map(|&(p, w)| (p.0, w)).collect(),
                 post: t.post.iter().map(|&(p, w)| (p.0, w)).collect(),
                 read: t.read.iter().map(|p| p.0).collect(),

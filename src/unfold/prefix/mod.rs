@@ -120,6 +120,9 @@ pub struct Condition {
     pub place: u32,
     /// The event producing it; `None` for initial conditions.
     pub producer: Option<u32>,
+    /// The component's local state it stands for (the program backend: for a net, the
+    /// place's tokens or the unit's marked place); 0 for the general backend.
+    pub local: u32,
 }
 
 /// A complete finite prefix.

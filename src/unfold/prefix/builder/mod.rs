@@ -349,6 +349,7 @@ impl<'s, M: Semantics + ?Sized> Builder<'s, M> {
             label: self.sem.condition_name(label),
             place: label.0,
             producer: (producer != NONE).then_some(producer),
+            local: label.1,
         });
         id
     }
