@@ -13,7 +13,10 @@
 # how many qpor decided, how many of those are wrong, the seconds, per engine the
 # properties it decided, and the undecided ones by what deciding them takes (`need
 # witness`: a true EF or a false AG; `need proof`: the others); then the totals. Extra options (e.g. `--engine explicit`) go to
-# every check. Needs python3 to read the JSON reports.
+# every check. With VIA=mcc in the environment the nets are asked through `qpor mcc`
+# instead, as the contest runs it (a scratch contest directory per net and examination;
+# the engine of each answer read from its TECHNIQUES; extra options go to `qpor mcc`).
+# Needs python3 to read the JSON reports.
 set -euo pipefail
 
 source "$(dirname "$0")/options.sh"
@@ -35,15 +38,24 @@ for net in "$dir"/*.pnml; do
         file=$dir/properties/$name/$exam.xml
         [[ -f $file ]] || continue
         start=$(date +%s.%N)
-        "$qpor" check "$net" --properties "$file" --json -q --time-limit "$limit" "$@" \
-            > "$scratch/$name.$exam.json" 2> "$scratch/$name.$exam.err" || true
+        if [[ ${VIA:-check} == mcc ]]; then
+            contest=$scratch/contest
+            rm -rf "$contest" && mkdir "$contest"
+            ln -s "$(realpath "$net")" "$contest/model.pnml"
+            ln -s "$(realpath "$file")" "$contest/$exam.xml"
+            "$qpor" mcc -q --examination "$exam" --time-limit "$limit" "$@" "$contest" \
+                > "$scratch/$name.$exam.mcc" 2> "$scratch/$name.$exam.err" || true
+        else
+            "$qpor" check "$net" --properties "$file" --json -q --time-limit "$limit" "$@" \
+                > "$scratch/$name.$exam.json" 2> "$scratch/$name.$exam.err" || true
+        fi
         end=$(date +%s.%N)
         echo "$name	$exam	$(echo "$end - $start" | bc)" >> "$scratch/times.tsv"
     done
 done
 
 python3 - "$dir/answers.tsv" "$scratch" "$dir" <<'EOF'
-import json, sys, collections
+import json, os, sys, collections
 import xml.etree.ElementTree as ET
 answers_path, scratch, models = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -74,16 +86,30 @@ print(f"{'net':<40} {'exam':<24} {'asked':>5} {'decided':>7} {'wrong':>5} {'seco
 for line in open(f"{scratch}/times.tsv"):
     name, exam, seconds = line.split("\t")
     seconds = float(seconds)
+    ef = quantifiers(name, exam)
     try:
-        report = json.load(open(f"{scratch}/{name}.{exam}.json"))
-        props = report.get("properties", [])
+        if os.path.exists(f"{scratch}/{name}.{exam}.mcc"):
+            # FORMULA <id> TRUE|FALSE TECHNIQUES <first> …; no line: unknown.
+            lines = [l.split() for l in open(f"{scratch}/{name}.{exam}.mcc")]
+            found = {l[1]: l for l in lines if len(l) >= 5 and l[0] == "FORMULA"}
+            engine_of = {"RANDOM_WALK": "walk", "STATE_EQUATION": "lp", "NET_UNFOLDING": "prefix-sat"}
+            props = []
+            for ident in ef:
+                l = found.get(ident)
+                if l is None:
+                    props.append({"id": ident, "value": None})
+                    continue
+                engine = engine_of.get(l[4], "stubborn" if "STUBBORN_SETS" in l else "explicit")
+                props.append({"id": ident, "value": l[2] == "TRUE", "decided_by": engine})
+        else:
+            report = json.load(open(f"{scratch}/{name}.{exam}.json"))
+            props = report.get("properties", [])
     except (ValueError, OSError):
         props = []
         err = open(f"{scratch}/{name}.{exam}.err").read().strip().splitlines()
         print(f"{name:<40} {exam:<24} error: {err[-1] if err else 'no report'}")
     asked = decided = wrong = 0
     engines = collections.Counter()
-    ef = quantifiers(name, exam)
     for p in props:
         if p["id"] not in published:
             continue

@@ -21,7 +21,7 @@ use crate::engine::{
     PropertyAnswer, Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
-use crate::system::property::Property;
+use crate::system::property::{Formula, Property};
 use hashbrown::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use std::panic::{self, AssertUnwindSafe};
@@ -80,6 +80,8 @@ pub(crate) fn run(
     let mut winner: Option<usize> = None;
     // The ids of the properties some member decided.
     let mut decided: HashSet<String> = HashSet::new();
+    // The formulas some member simplified, by property id, for the members after it.
+    let mut simplified: HashMap<String, Formula> = HashMap::new();
     // When the waiting ends at the latest: a grace after the deadline, or after the stop.
     let mut give_up_at = deadline.and_then(|d| d.checked_add(GRACE));
     loop {
@@ -91,7 +93,7 @@ pub(crate) fn run(
                     break;
                 }
                 if matches!(slots[i], Slot::Waiting) {
-                    let question = open_question(&member.options.question, &decided);
+                    let question = open_question(&member.options.question, &decided, &simplified);
                     spawn(
                         i,
                         member,
@@ -128,6 +130,11 @@ pub(crate) fn run(
                             .iter()
                             .filter(|p| p.value.is_some())
                             .map(|p| p.id.clone()),
+                    );
+                    simplified.extend(
+                        r.properties
+                            .iter()
+                            .filter_map(|p| Some((p.id.clone(), p.simplified.clone()?))),
                     );
                 }
                 let conclusive = match &opts.question {
@@ -186,11 +193,28 @@ fn conclusive(report: &Report, all: bool) -> bool {
 }
 
 /// `question`, without the properties whose ids are in `decided` when it asks
-/// reachability properties.
-fn open_question(question: &Question, decided: &HashSet<String>) -> Question {
+/// reachability properties, and with the formulas of those in `simplified` replaced by
+/// their simplified form (the same value on every reachable marking; the answers are
+/// replayed against the original formulas).
+fn open_question(
+    question: &Question,
+    decided: &HashSet<String>,
+    simplified: &HashMap<String, Formula>,
+) -> Question {
     match question {
-        Question::Reachability(all) if !decided.is_empty() => {
-            Question::Reachability(all.iter().filter(|p| !decided.contains(&p.id)).cloned().collect())
+        Question::Reachability(all) if !decided.is_empty() || !simplified.is_empty() => {
+            Question::Reachability(
+                all.iter()
+                    .filter(|p| !decided.contains(&p.id))
+                    .map(|p| match simplified.get(&p.id) {
+                        Some(formula) => Property {
+                            formula: formula.clone(),
+                            ..p.clone()
+                        },
+                        None => p.clone(),
+                    })
+                    .collect(),
+            )
         }
         other => other.clone(),
     }

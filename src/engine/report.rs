@@ -2,6 +2,7 @@
 
 use super::{Stats, StopReason};
 use crate::system::net::{Net, TransId};
+use crate::system::property::Formula;
 use crate::system::{ActionId, DeadKind, StateValue, System};
 use hashbrown::HashMap;
 use serde::de::DeserializeOwned;
@@ -456,6 +457,11 @@ pub struct PropertyAnswer {
     /// comes from a complete exploration or a proof, or is unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reached: Option<Reached>,
+    /// For an undecided property: its formula with the sub-formulas the engine showed
+    /// constant on every reachable marking replaced by their value, for the engines that
+    /// run after it (not reported).
+    #[serde(skip)]
+    pub simplified: Option<Formula>,
 }
 
 impl PropertyAnswer {
@@ -466,6 +472,7 @@ impl PropertyAnswer {
             value: None,
             decided_by: None,
             reached: None,
+            simplified: None,
         }
     }
 }

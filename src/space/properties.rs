@@ -271,6 +271,7 @@ pub(crate) fn search_properties(
                         state_text: sys.describe_state(&state),
                         witness: names.witness(sys, tree.path(*id)),
                     }),
+                    simplified: None,
                 }
             }
             None => PropertyAnswer {
@@ -278,6 +279,7 @@ pub(crate) fn search_properties(
                 value: complete.then(|| p.value_when_reached(false)),
                 decided_by: complete.then_some(engine),
                 reached: None,
+                simplified: None,
             },
         })
         .collect();

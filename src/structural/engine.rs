@@ -13,7 +13,7 @@ use crate::engine::{
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::{Net, TransId};
-use crate::system::property::{Formula, Property};
+use crate::system::property::{Formula, Property, Quantifier};
 use crate::system::{classify_dead, state_after, ActionId, DeadKind, ModelError, Step};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -94,10 +94,17 @@ impl LpOptions {
         let sys = model.system(&self.system)?;
         let mut names = StepNames::default();
         let mut answers = Vec::with_capacity(properties.len());
-        for ((p, target), decision) in properties.iter().zip(&targets).zip(&outcome.decisions) {
+        let decided = properties.iter().zip(&targets).zip(&outcome.decisions);
+        for (((p, target), decision), simplified) in decided.zip(&outcome.simplified) {
             let mut answer = PropertyAnswer::unknown(&p.id);
             match decision {
-                None => {}
+                None => {
+                    // The simplified target back as the property's formula.
+                    answer.simplified = simplified.clone().map(|target| match p.quantifier {
+                        Quantifier::Ef => target,
+                        Quantifier::Ag => target.negated(),
+                    });
+                }
                 Some(Decision::Unreachable) => {
                     answer.value = Some(p.value_when_reached(false));
                     answer.decided_by = Some("lp");

@@ -153,6 +153,37 @@ impl Formula {
         }
     }
 
+    /// The same formula with its constants folded away: a conjunction with a false part
+    /// is false, one with only true parts true (and dually), a negated constant the other
+    /// one; what remains has no constant inside, or is one.
+    pub fn folded(self) -> Formula {
+        match self {
+            Formula::Not(f) => f.folded().negated(),
+            Formula::And(fs) => Formula::junction(fs, false),
+            Formula::Or(fs) => Formula::junction(fs, true),
+            f => f,
+        }
+    }
+
+    /// A conjunction (`absorbing` false) or disjunction (`absorbing` true) of `parts`,
+    /// folded.
+    fn junction(parts: Vec<Formula>, absorbing: bool) -> Formula {
+        let mut kept = Vec::with_capacity(parts.len());
+        for part in parts {
+            match part.folded() {
+                Formula::Const(b) if b == absorbing => return Formula::Const(absorbing),
+                Formula::Const(_) => {}
+                f => kept.push(f),
+            }
+        }
+        match kept.len() {
+            0 => Formula::Const(!absorbing),
+            1 => kept.pop().unwrap_or(Formula::Const(!absorbing)),
+            _ if absorbing => Formula::Or(kept),
+            _ => Formula::And(kept),
+        }
+    }
+
     /// The negation, with double negations removed.
     pub fn negated(self) -> Formula {
         match self {

@@ -92,6 +92,7 @@ pub(crate) fn walk_properties(
                     state_text: net.marking_text(&marking),
                     witness: names.net_witness(net, path.iter().copied()),
                 }),
+                simplified: None,
             },
             None => PropertyAnswer::unknown(&p.id),
         })

@@ -13,6 +13,14 @@
 //! The properties are asked in two rounds so that a hard one does not starve the rest:
 //! first each open property gets an equal share of the time left, then the ones that ran
 //! out of their share are asked again with the rest.
+//!
+//! Between the rounds, the targets still open are simplified (verifypn's query
+//! reduction): each comparison and `fireable` that no solution satisfies is false in
+//! every reachable marking, and one whose negation no solution satisfies is true in every
+//! one; replaced by those constants and folded, the target keeps its value on every
+//! reachable marking. One that folds to `false` is unreachable, one that folds to `true`
+//! holds in the initial marking; the others go to the engines that run after this one,
+//! whose searches need to move fewer things.
 
 use super::{with_solver, Equation, Search, Work};
 use crate::engine::Budget;
@@ -23,6 +31,12 @@ use z3::ast::{Bool, Int};
 
 /// Each property's share in the first round when the run has no deadline.
 const FIRST_ROUND_SHARE_UNLIMITED: Duration = Duration::from_secs(2);
+
+/// The share of the time left that the simplification between the rounds takes at most.
+const SIMPLIFICATION_PARTS: usize = 3;
+
+/// Most time one question about one atom of a target may take.
+const ATOM_TIME: Duration = Duration::from_millis(250);
 
 /// What the state equation decided about one target.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +53,8 @@ pub(crate) enum Decision {
 #[derive(Clone, Debug)]
 pub(crate) struct Outcome {
     pub decisions: Vec<Option<Decision>>,
+    /// Per target left undecided: the target simplified, when simplifying changed it.
+    pub simplified: Vec<Option<Formula>>,
     pub work: Work,
     /// Why the run stopped before asking every target, if it did.
     pub stopped: Option<crate::engine::StopReason>,
@@ -57,10 +73,29 @@ pub(crate) fn check(net: &Net, targets: &[Formula], budget: &Budget) -> Outcome 
             })
             .collect();
         let mut decisions: Vec<Option<Decision>> = vec![None; targets.len()];
+        let mut simplified: Vec<Option<Formula>> = vec![None; targets.len()];
         // Per target: whether it may be asked again (it ran out of its share).
         let mut again = vec![true; targets.len()];
         let mut stopped = None;
         'rounds: for round in 0..2 {
+            if round == 1 {
+                let share = budget.share_of_left(SIMPLIFICATION_PARTS, FIRST_ROUND_SHARE_UNLIMITED);
+                let until = Instant::now() + share;
+                for i in 0..targets.len() {
+                    if decisions[i].is_some() || Instant::now() >= until || budget.exhausted().is_some() {
+                        continue;
+                    }
+                    match simplify(net, &mut equation, &targets[i], budget, until).folded() {
+                        Formula::Const(false) => decisions[i] = Some(Decision::Unreachable),
+                        Formula::Const(true) => decisions[i] = Some(Decision::Reached(Vec::new())),
+                        f if f != targets[i] => simplified[i] = Some(f),
+                        _ => {}
+                    }
+                    if decisions[i].is_some() {
+                        again[i] = false;
+                    }
+                }
+            }
             let open: Vec<usize> = (0..targets.len()).filter(|&i| again[i]).collect();
             for (k, &i) in open.iter().enumerate() {
                 let share = budget.share_of_left(open.len() - k, FIRST_ROUND_SHARE_UNLIMITED);
@@ -78,12 +113,63 @@ pub(crate) fn check(net: &Net, targets: &[Formula], budget: &Budget) -> Outcome 
                 }
             }
         }
+        for (i, decision) in decisions.iter().enumerate() {
+            if decision.is_some() {
+                simplified[i] = None;
+            }
+        }
         Outcome {
             decisions,
+            simplified,
             work: equation.work,
             stopped,
         }
     })
+}
+
+/// `formula` with each comparison and `fireable` that the state equation shows false (no
+/// solution satisfies it) or true (none satisfies its negation) in every reachable marking
+/// replaced by that constant; not folded. Asks nothing after `until`.
+fn simplify(
+    net: &Net,
+    equation: &mut Equation,
+    formula: &Formula,
+    budget: &Budget,
+    until: Instant,
+) -> Formula {
+    let mut all = |parts: &[Formula]| -> Vec<Formula> {
+        parts
+            .iter()
+            .map(|f| simplify(net, equation, f, budget, until))
+            .collect()
+    };
+    match formula {
+        Formula::Const(_) => formula.clone(),
+        Formula::Not(inner) => Formula::Not(Box::new(simplify(net, equation, inner, budget, until))),
+        Formula::And(parts) => Formula::And(all(parts)),
+        Formula::Or(parts) => Formula::Or(all(parts)),
+        atom => {
+            for value in [false, true] {
+                let now = Instant::now();
+                if now >= until || budget.exhausted().is_some() {
+                    break;
+                }
+                // `value` false: is the atom satisfiable? true: is its negation?
+                let claim = encode(net, &equation.marking, atom);
+                let asked = if value { claim.not() } else { claim };
+                let guard = Bool::fresh_const("atom");
+                equation.assert(&guard.implies(&asked));
+                let atom_until = until.min(now + ATOM_TIME);
+                if matches!(
+                    equation.search(Some(&guard), budget, Some(atom_until)),
+                    Search::Unsatisfiable
+                ) {
+                    return Formula::Const(value);
+                }
+            }
+            atom.clone()
+        }
+    }
 }
 
 /// `formula` over the marking's variables of `net`.
@@ -157,6 +243,32 @@ mod tests {
         assert_eq!(outcome.decisions[0], Some(Decision::Reached(vec![0, 0])));
         assert_eq!(outcome.decisions[1], Some(Decision::Unreachable));
         assert_eq!(outcome.decisions[2], Some(Decision::Unreachable));
+    }
+
+    #[test]
+    fn atoms_the_equation_decides_become_constants() {
+        let net = pair_mover(4);
+        let both = Sum {
+            places: vec![PlaceId(0), PlaceId(1)],
+            constant: 0,
+        };
+        // a ≥ 5 never holds; a + b ≥ 4 always does (t keeps the sum); b ≥ 1 may or not.
+        let target = Formula::Or(vec![
+            at_least(0, 5),
+            Formula::And(vec![Formula::Le(Sum::constant(4), both), at_least(1, 1)]),
+        ]);
+        let budget = Budget::unlimited();
+        let simplified = with_solver(&budget, || {
+            let mut equation = Equation::new(&net);
+            simplify(
+                &net,
+                &mut equation,
+                &target,
+                &budget,
+                Instant::now() + Duration::from_secs(10),
+            )
+        });
+        assert_eq!(simplified.folded(), at_least(1, 1));
     }
 
     #[test]
