@@ -111,13 +111,11 @@ fn lift_answers(
             continue;
         };
         let steps: Vec<TransId> = reached.witness.steps.iter().map(|s| TransId(s.id.0)).collect();
-        let lifted = reduction
+        let (lifted, marking) = reduction
             .lift_path(original, &steps)
             .map_err(|e| EngineError::Internal(format!("lifting a witness of the reduced net: {e}")))?;
-        reached.witness = names.net_witness(original, lifted.iter().copied());
-        if let Some(marking) = original.marking_after(lifted.iter().copied()) {
-            reached.state_text = original.marking_text(&marking);
-        }
+        reached.witness = names.net_witness(original, lifted);
+        reached.state_text = original.marking_text(&marking);
         replay::replay_property(original, property, answer)
             .map_err(|e| EngineError::Internal(format!("{engine} engine, lifted witness: {e}")))?;
     }

@@ -72,6 +72,7 @@ pub(crate) enum Question {
 
 /// A unary counter of the true literals among `inputs`: `columns[j - 1][i]` is true exactly
 /// when at least j of `inputs[..=i]` are (columns built on demand).
+#[derive(Default)]
 struct Counter {
     inputs: Vec<Lit>,
     columns: Vec<Vec<Lit>>,
@@ -103,7 +104,7 @@ impl CutTokens {
     /// The inputs of a counter of the tokens of `sum` in the cut: each condition's cut
     /// literal (from `cut`; none when constantly false) once per token it stands for there;
     /// `None` beyond [`MAX_TARGET_VARIABLES`] inputs.
-    fn counted(&self, sum: &Sum, cut: &[Lit], truth: Lit) -> Option<Vec<Lit>> {
+    fn counter_inputs(&self, sum: &Sum, cut: &[Lit], truth: Lit) -> Option<Vec<Lit>> {
         let mut weight: FxHashMap<u32, u64> = FxHashMap::default();
         for p in &sum.places {
             for &(c, n) in &self.by_place[p.index()] {
@@ -123,15 +124,6 @@ impl CutTokens {
             }
         }
         Some(inputs)
-    }
-}
-
-impl Counter {
-    fn empty() -> Counter {
-        Counter {
-            inputs: Vec::new(),
-            columns: Vec::new(),
-        }
     }
 }
 
@@ -346,7 +338,7 @@ impl PrefixFormula {
     /// The literal "at least `j` conditions of label `l` are in the cut" (j ≥ 1), building
     /// the counter's columns up to `j`.
     fn at_least(&mut self, l: usize, j: usize) -> Lit {
-        let mut counter = std::mem::replace(&mut self.labels[l], Counter::empty());
+        let mut counter = std::mem::take(&mut self.labels[l]);
         let lit = self.counted(&mut counter, j);
         self.labels[l] = counter;
         lit
@@ -473,11 +465,11 @@ impl PrefixFormula {
     /// cannot reach the bound, the rest follows from the first such j.
     fn at_most(&mut self, a: &Sum, b: &Sum, tokens: &CutTokens) -> Option<Lit> {
         let mut left = Counter {
-            inputs: tokens.counted(a, &self.cut, self.truth)?,
+            inputs: tokens.counter_inputs(a, &self.cut, self.truth)?,
             columns: Vec::new(),
         };
         let mut right = Counter {
-            inputs: tokens.counted(b, &self.cut, self.truth)?,
+            inputs: tokens.counter_inputs(b, &self.cut, self.truth)?,
             columns: Vec::new(),
         };
         let shift = i128::from(a.constant) - i128::from(b.constant);

@@ -195,7 +195,7 @@ impl ReducedNet {
     /// of the reduced net, the result reaches a dead marking of the original. An error
     /// means a step could not be fired on the original: a bug of a rule.
     pub fn lift(&self, original: &Net, steps: &[TransId]) -> Result<Vec<TransId>, String> {
-        let (mut seq, mut marking) = self.lift_steps(original, steps)?;
+        let (mut seq, mut marking) = self.lift_path(original, steps)?;
         let mut fired = 0;
         for deferred in self.finish.iter().rev() {
             loop {
@@ -219,14 +219,9 @@ impl ReducedNet {
     /// The firing sequence of `original` that corresponds to `steps` of the reduced net,
     /// without the deadlock's finish: it reaches a marking that agrees with the end of
     /// `steps` on every place that stayed and, for a net reduced by [`reduce_keeping`],
-    /// on which kept transitions are enabled. What lifts the witnesses of properties.
-    pub fn lift_path(&self, original: &Net, steps: &[TransId]) -> Result<Vec<TransId>, String> {
-        self.lift_steps(original, steps).map(|(seq, _)| seq)
-    }
-
-    /// The prefix and the expansion of `steps`, fired on `original`: the sequence and the
-    /// marking it reaches.
-    fn lift_steps(&self, original: &Net, steps: &[TransId]) -> Result<(Vec<TransId>, Vec<u32>), String> {
+    /// on which kept transitions are enabled; with that marking. What lifts the witnesses
+    /// of properties.
+    pub fn lift_path(&self, original: &Net, steps: &[TransId]) -> Result<(Vec<TransId>, Vec<u32>), String> {
         let mut marking = original.initial_marking();
         let mut seq = self.prefix.clone();
         for &t in steps {
