@@ -303,6 +303,9 @@ pub struct PrefixSatCounters {
     pub solver_calls: u64,
     /// Milliseconds spent encoding and solving.
     pub sat_ms: u64,
+    /// Properties left unknown because their target's counters would be too large to
+    /// encode (more than a few million variables).
+    pub targets_too_large: u64,
 }
 
 /// The prefix-sat engine's settings: how its prefix was built.

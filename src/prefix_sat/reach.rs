@@ -48,6 +48,7 @@ pub(super) fn answer(
         }
         let target = property.target();
         let Some(lit) = formula.target(prefix, &target, tokens) else {
+            counters.targets_too_large += 1;
             continue;
         };
         match solver.solve(formula.cnf(), &[lit]) {
