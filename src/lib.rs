@@ -98,10 +98,10 @@ pub use check::{
     QporChoice, UnfoldingChoice,
 };
 pub use engine::{
-    current_rss_bytes, peak_rss_bytes, Asked, Budget, CancelToken, Counters, Engine, EngineError, EngineRun,
-    Finding, FindingKind, Observer, Progress, PropertyAnswer, Question, Reached, ReductionSummary, Report,
-    RunEnd, RunResult, Settings, Silent, StateEntries, Stats, StepNames, StopReason, Verdict, Witness,
-    WitnessStep,
+    current_rss_bytes, peak_rss_bytes, Asked, BoundAnswer, Budget, CancelToken, Counters, Engine,
+    EngineError, EngineRun, Finding, FindingKind, GlobalAnswer, Observer, Progress, PropertyAnswer, Question,
+    Reached, ReductionSummary, Report, RunEnd, RunResult, Settings, Silent, StateEntries, Stats, StepNames,
+    StopReason, Verdict, Witness, WitnessStep,
 };
 pub use mcc::{
     answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
@@ -135,9 +135,9 @@ pub mod program {
 /// Model Checking Contest's XML files or from the query syntax of `--query`, places and
 /// transitions resolved against the net.
 pub mod properties {
-    pub use crate::parse::property::text::parse_query;
-    pub use crate::parse::property::xml::read_properties;
-    pub use crate::system::property::{Formula, Property, Quantifier, Shown, Sum};
+    pub use crate::parse::property::text::{is_bound_query, parse_bound_query, parse_query};
+    pub use crate::parse::property::xml::{read_properties, read_queries, Queries};
+    pub use crate::system::property::{BoundQuery, Formula, Property, Quantifier, Shown, Sum};
 }
 
 /// Readers and writers of single file formats ([`load`] picks the reader

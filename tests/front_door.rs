@@ -301,7 +301,7 @@ fn directories_contest_names_and_pes_files_are_met_with_a_way_forward() {
     let o = qpor_exits(&["mcc", d, "--examination", "Deadlocks"], 2);
     assert!(err(&o).contains("not an examination"), "{}", err(&o));
     // An examination of the contest that qpor does not answer: as the contest expects.
-    let o = qpor_exits(&["mcc", d, "--examination", "UpperBounds"], 0);
+    let o = qpor_exits(&["mcc", d, "--examination", "CTLCardinality"], 0);
     assert_eq!(out(&o).trim(), "DO_NOT_COMPETE");
     // A .pes file is drawn as an event structure without being told.
     let pes = write(dir.path(), "tv.pes", "");

@@ -4,6 +4,8 @@
 //! on the model before the report leaves ([`replay`]). The engines below it know nothing
 //! of each other or of this module.
 
+mod bounds;
+mod global;
 mod options;
 mod portfolio;
 pub use options::{
@@ -22,7 +24,12 @@ use crate::system::model::Model;
 use crate::unfold::Backend;
 use std::sync::Arc;
 
+use global::Aim;
 use schedule::{plan, Shape};
+
+/// Most markings the replay of a FALSE liveness visits to confirm that the witness's
+/// component never enables its missing transitions.
+const REPLAY_COMPONENT_STATES: usize = 2_000_000;
 
 /// Why `--engine lp` is refused by a build without Z3.
 #[cfg(not(feature = "lp"))]
@@ -92,7 +99,15 @@ pub fn check_shared(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn 
     if opts.engine == EngineChoice::Lp {
         return Err(EngineError::from(crate::system::ModelError::new(LP_MISSING)));
     }
-    let mut report = check_once(model, opts, observer)?;
+    let mut report = match (&opts.question, &**model) {
+        (Question::QuasiLiveness | Question::StableMarking, Model::Net(net)) => {
+            global::check(model, net, opts, observer)?
+        }
+        (Question::Bounds(asked), Model::Net(net)) if matches!(opts.engine, EngineChoice::Auto(_)) => {
+            bounds::check(model, net, asked, opts, observer)?
+        }
+        _ => check_once(model, opts, Aim::Every, observer)?,
+    };
     if opts.shortest_witness {
         shorten_witnesses(model, opts, &mut report)?;
     }
@@ -133,18 +148,34 @@ fn shorten_witnesses(model: &Model, opts: &CheckOptions, report: &mut Report) ->
     Ok(())
 }
 
-/// One check, without the shortening of witnesses.
-fn check_once(model: &Arc<Model>, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
+/// One check, without the shortening of witnesses; a question of properties ends when
+/// their answers decide it as `aim` says.
+fn check_once(model: &Arc<Model>, opts: &CheckOptions, aim: Aim, observer: &mut dyn Observer) -> RunResult {
     if let Some(net) = reduced::applies(model, opts) {
-        return reduced::check(model, net, opts, observer);
+        return reduced::check(model, net, opts, aim, observer);
+    }
+    if let (Question::Liveness, Model::Net(net)) = (&opts.question, &**model) {
+        if net.transitions.is_empty() {
+            return Ok(global::without_transitions());
+        }
     }
     let planned = plan(opts, Shape::of(model));
-    let mut report = portfolio::run(model, opts, &planned, observer)?;
-    if let (Question::Reachability(properties), Model::Net(net)) = (&opts.question, &**model) {
-        let engine = report.answered_by.unwrap_or(report.engine);
-        for (property, answer) in properties.iter().zip(&mut report.properties) {
-            replay::replay_property(net, property, answer)
-                .map_err(|e| EngineError::Internal(format!("{engine} engine: {e}")))?;
+    let mut report = portfolio::run(model, opts, &planned, aim, observer)?;
+    let engine = report.answered_by.unwrap_or(report.engine);
+    let replay_error = |e: replay::ReplayError| EngineError::Internal(format!("{engine} engine: {e}"));
+    if let Model::Net(net) = &**model {
+        if let Question::Reachability(properties) = &opts.question {
+            for (property, answer) in properties.iter().zip(&mut report.properties) {
+                replay::replay_property(net, property, answer).map_err(replay_error)?;
+            }
+        }
+        if let Question::Bounds(asked) = &opts.question {
+            for (bound, answer) in asked.iter().zip(&mut report.bounds) {
+                replay::replay_bound(net, bound, answer).map_err(replay_error)?;
+            }
+        }
+        if let Some(global) = &mut report.global {
+            replay::replay_global(net, global, REPLAY_COMPONENT_STATES).map_err(replay_error)?;
         }
     }
     if report.findings.is_empty() {

@@ -14,15 +14,16 @@
 //! is asked only the properties still open, and the run ends as soon as every property is
 //! decided by some member, not only when one member decides them all.
 
+use super::global::Aim;
 use super::schedule::{Member, Planned};
 use crate::engine::Question;
 use crate::engine::{
-    current_rss_bytes, Asked, Budget, CancelToken, Counters, EngineError, EngineRun, Observer, Progress,
-    PropertyAnswer, Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
+    current_rss_bytes, Asked, BoundAnswer, Budget, CancelToken, Counters, EngineError, EngineRun, Observer,
+    Progress, PropertyAnswer, Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
 };
 use crate::system::model::Model;
 use crate::system::property::{Formula, Property};
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -70,6 +71,7 @@ pub(crate) fn run(
     model: &Arc<Model>,
     opts: &super::CheckOptions,
     planned: &Planned,
+    aim: Aim,
     observer: &mut dyn Observer,
 ) -> RunResult {
     let started = opts.limits.started.unwrap_or_else(Instant::now);
@@ -78,8 +80,20 @@ pub(crate) fn run(
     let (tx, rx) = mpsc::channel();
     let mut slots: Vec<Slot> = planned.members.iter().map(|_| Slot::Waiting).collect();
     let mut winner: Option<usize> = None;
-    // The ids of the properties some member decided.
-    let mut decided: HashSet<String> = HashSet::new();
+    // The ids of the properties some member decided, with their values.
+    let mut decided: HashMap<String, bool> = HashMap::new();
+    // What the members returned so far know of the bounds asked.
+    let mut bounds: Vec<BoundAnswer> = match &opts.question {
+        Question::Bounds(asked) => match &**model {
+            Model::Net(net) => asked
+                .iter()
+                .map(|b| BoundAnswer::initial(&b.id, b.value(&net.initial_marking())))
+                .collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let initial_bounds = bounds.clone();
     // The formulas some member simplified, by property id, for the members after it.
     let mut simplified: HashMap<String, Formula> = HashMap::new();
     // When the waiting ends at the latest: a grace after the deadline, or after the stop.
@@ -125,12 +139,11 @@ pub(crate) fn run(
             Ok(Message::Progress(p)) => observer.progress(&p),
             Ok(Message::Done(i, result)) => {
                 if let Ok(r) = result.as_ref() {
-                    decided.extend(
-                        r.properties
-                            .iter()
-                            .filter(|p| p.value.is_some())
-                            .map(|p| p.id.clone()),
-                    );
+                    decided.extend(r.properties.iter().filter_map(|p| Some((p.id.clone(), p.value?))));
+                    for (known, b) in bounds.iter_mut().zip(&r.bounds) {
+                        // A contradiction is reported with the merged answers.
+                        let _ = known.narrow(b.clone());
+                    }
                     simplified.extend(
                         r.properties
                             .iter()
@@ -138,7 +151,10 @@ pub(crate) fn run(
                     );
                 }
                 let conclusive = match &opts.question {
-                    Question::Reachability(all) => !decided.is_empty() && decided.len() == all.len(),
+                    Question::Reachability(all) => aim
+                        .value(all.iter().map(|p| decided.get(&p.id).copied()))
+                        .is_some(),
+                    Question::Bounds(_) => bounds.iter().all(|b| b.value().is_some()),
                     _ => result.as_ref().as_ref().is_ok_and(|r| conclusive(r, opts.all)),
                 };
                 slots[i] = Slot::Returned(result);
@@ -179,7 +195,15 @@ pub(crate) fn run(
     if !planned.portfolio {
         return single_report(planned, slots, overall_stop, started);
     }
-    portfolio_report(planned, slots, winner, overall_stop, opts.all, started)
+    portfolio_report(
+        planned,
+        slots,
+        winner,
+        overall_stop,
+        opts.all,
+        &initial_bounds,
+        started,
+    )
 }
 
 /// Whether `report` settles the check: a deadlock or fault found (under `--all`, only when
@@ -198,14 +222,14 @@ fn conclusive(report: &Report, all: bool) -> bool {
 /// replayed against the original formulas).
 fn open_question(
     question: &Question,
-    decided: &HashSet<String>,
+    decided: &HashMap<String, bool>,
     simplified: &HashMap<String, Formula>,
 ) -> Question {
     match question {
         Question::Reachability(all) if !decided.is_empty() || !simplified.is_empty() => {
             Question::Reachability(
                 all.iter()
-                    .filter(|p| !decided.contains(&p.id))
+                    .filter(|p| !decided.contains_key(&p.id))
                     .map(|p| match simplified.get(&p.id) {
                         Some(formula) => Property {
                             formula: formula.clone(),
@@ -319,6 +343,7 @@ fn portfolio_report(
     winner: Option<usize>,
     overall_stop: Option<StopReason>,
     all: bool,
+    initial_bounds: &[BoundAnswer],
     started: Instant,
 ) -> RunResult {
     let mut runs = Vec::new();
@@ -388,12 +413,19 @@ fn portfolio_report(
         out.engines = runs;
         return Ok(out);
     }
+    if let Question::Bounds(_) = &planned.members[0].options.question {
+        let mut out = merged_bounds(planned, initial_bounds, &mut reports, overall_stop, stats)?;
+        out.engines = runs;
+        return Ok(out);
+    }
     let mut out = match answer.and_then(|i| reports[i].take().map(|r| (i, r))) {
         Some((i, r)) => {
-            let mut out = if r.properties.is_empty() {
-                Report::new("auto", r.findings, r.stopped, stats, Settings::default())
-            } else {
-                Report::of_properties("auto", r.properties, r.stopped, stats, Settings::default())
+            let mut out = match r.global {
+                Some(global) => Report::of_global("auto", global, r.stopped, stats, Settings::default()),
+                None if r.properties.is_empty() => {
+                    Report::new("auto", r.findings, r.stopped, stats, Settings::default())
+                }
+                None => Report::of_properties("auto", r.properties, r.stopped, stats, Settings::default()),
             };
             out.answered_by = Some(planned.members[i].name());
             out
@@ -474,6 +506,51 @@ fn merged_properties(
     let complete = merged.iter().all(|p| p.value.is_some());
     let why = (!complete).then(|| stopped.unwrap_or(StopReason::Cancelled));
     let mut out = Report::of_properties("auto", merged, why, stats, Settings::default());
+    out.answered_by = best.map(|i| planned.members[i].name());
+    Ok(out)
+}
+
+/// The portfolio's answers to bound questions: the largest lower bound any member
+/// witnessed and the smallest upper bound any proved, per bound. A lower bound above an
+/// upper bound is an engine bug, reported as an internal error. `answered_by` names the
+/// member that contributed the most.
+fn merged_bounds(
+    planned: &Planned,
+    initial: &[BoundAnswer],
+    reports: &mut [Option<Report>],
+    overall_stop: Option<StopReason>,
+    stats: Stats,
+) -> RunResult {
+    let mut merged = initial.to_vec();
+    let mut count = vec![0usize; planned.members.len()];
+    let mut stopped = overall_stop;
+    for (i, report) in reports.iter_mut().enumerate() {
+        let Some(r) = report.as_mut() else {
+            continue;
+        };
+        stopped = stopped.or(r.stopped);
+        if r.bounds.len() != merged.len() {
+            continue;
+        }
+        for (m, b) in merged.iter_mut().zip(std::mem::take(&mut r.bounds)) {
+            let before = (m.lower, m.upper);
+            m.narrow(b).map_err(|e| {
+                EngineError::Internal(format!(
+                    "the {} engine, with the others: {e}",
+                    planned.members[i].name()
+                ))
+            })?;
+            if (m.lower, m.upper) != before {
+                count[i] += 1;
+            }
+        }
+    }
+    let best = (0..count.len())
+        .filter(|&i| count[i] > 0)
+        .max_by_key(|&i| count[i]);
+    let complete = merged.iter().all(|b| b.value().is_some());
+    let why = (!complete).then(|| stopped.unwrap_or(StopReason::Cancelled));
+    let mut out = Report::of_bounds("auto", merged, why, stats, Settings::default());
     out.answered_by = best.map(|i| planned.members[i].name());
     Ok(out)
 }

@@ -5,6 +5,7 @@
 //! properties read, the properties are renamed onto the reduced net, and each witness is
 //! lifted and replayed against the original property.
 
+use super::global::Aim;
 use super::{check_once, replay, CheckOptions};
 use crate::engine::{
     Budget, EngineError, Finding, FindingKind, Observer, PropertyAnswer, Question, Report, RunResult,
@@ -34,7 +35,13 @@ pub(super) fn applies<'m>(model: &'m Model, opts: &CheckOptions) -> Option<&'m N
 /// Checks `net`, the net of `model`, through its reduction: the engines of `opts` run on
 /// the reduced net, within the same time limit, and every finding is lifted and replayed
 /// on `model`.
-pub(super) fn check(model: &Model, net: &Net, opts: &CheckOptions, observer: &mut dyn Observer) -> RunResult {
+pub(super) fn check(
+    model: &Model,
+    net: &Net,
+    opts: &CheckOptions,
+    aim: Aim,
+    observer: &mut dyn Observer,
+) -> RunResult {
     let mut opts = opts.clone();
     let started = *opts.limits.started.get_or_insert_with(Instant::now);
     let deadline = opts.limits.time_limit.and_then(|l| started.checked_add(l));
@@ -58,7 +65,12 @@ pub(super) fn check(model: &Model, net: &Net, opts: &CheckOptions, observer: &mu
         witness_states: false,
         ..opts.clone()
     };
-    let mut report = check_once(&Arc::new(Model::Net(reduction.net.clone())), &inner, observer)?;
+    let mut report = check_once(
+        &Arc::new(Model::Net(reduction.net.clone())),
+        &inner,
+        aim,
+        observer,
+    )?;
     if let Some(properties) = &properties {
         lift_answers(&reduction, net, properties, &mut report)?;
     }

@@ -3,9 +3,11 @@
 //! the initial state and ends in the reported dead state. An engine bug then shows as an
 //! internal error instead of a wrong answer.
 
-use crate::engine::{Finding, FindingKind, PropertyAnswer, StateEntries, WitnessStep};
+use crate::engine::{
+    BoundAnswer, Finding, FindingKind, GlobalAnswer, PropertyAnswer, Reached, StateEntries, WitnessStep,
+};
 use crate::system::net::{Net, TransId};
-use crate::system::property::Property;
+use crate::system::property::{BoundQuery, Property};
 use crate::system::{classify_dead, find_fault, CompId, Local, StateValue, Step, System};
 use hashbrown::HashMap;
 use std::fmt;
@@ -162,10 +164,9 @@ fn check_end<S: System + ?Sized>(sys: &S, state: &[Local], finding: &Finding) ->
     Ok(())
 }
 
-/// Replays on `net` itself the witness of `answer`, a property decided by a reached
-/// marking: every transition (by PNML id) must be enabled where it fires, and the marking
-/// reached must satisfy the property's target, which is what decides it. The replay
-/// reads the net, not the engine's component system, and fills in the marking as data.
+/// Replays the witness of a property's answer on `net`: it must fire from the initial
+/// marking and end in a marking satisfying the property's target, and the answer must be
+/// the one such a marking gives. Fills the reached state's entries.
 pub(crate) fn replay_property(
     net: &Net,
     property: &Property,
@@ -188,36 +189,155 @@ pub(crate) fn replay_property(
             answer.value
         )));
     }
-    let ids: HashMap<&str, TransId> = net
-        .transitions
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), TransId(i as u32)))
-        .collect();
-    let mut marking = net.initial_marking();
-    for (i, step) in reached.witness.steps.iter().enumerate() {
-        let Some(&t) = ids.get(step.ident()) else {
-            return Err(refused(format!(
-                "step {} ({}) is no transition of the net",
-                i + 1,
-                step.shown()
-            )));
-        };
-        if !net.fire(&mut marking, t) {
-            return Err(refused(format!(
-                "step {} ({}) is not enabled in {}",
-                i + 1,
-                step.shown(),
-                net.marking_text(&marking)
-            )));
-        }
-    }
+    let marking = replay_net_witness(net, reached).map_err(refused)?;
     if !property.target().holds(net, &marking) {
         return Err(refused(format!(
             "the marking reached, {}, does not satisfy {}",
             net.marking_text(&marking),
             property.target().shown(net)
         )));
+    }
+    Ok(())
+}
+
+/// Replays the witness of a bound's lower value on `net`: it must fire and reach a
+/// marking whose sum over the bound's places is that value.
+pub(crate) fn replay_bound(
+    net: &Net,
+    bound: &BoundQuery,
+    answer: &mut BoundAnswer,
+) -> Result<(), ReplayError> {
+    let refused = |message: String| ReplayError {
+        message: format!(
+            "the witness of bound {} was refused by the replay: {message}",
+            bound.id
+        ),
+    };
+    let marking = match &mut answer.reached {
+        Some(reached) => replay_net_witness(net, reached).map_err(refused)?,
+        None => net.initial_marking(),
+    };
+    let sum = bound.value(&marking);
+    if sum != answer.lower {
+        return Err(refused(format!(
+            "the marking reached, {}, puts {sum} tokens on the places, not {}",
+            net.marking_text(&marking),
+            answer.lower
+        )));
+    }
+    Ok(())
+}
+
+/// Replays the witness of a net question's answer, when it has one: a FALSE liveness
+/// must reach a dead marking or, when it names `missing` transitions, a marking from which
+/// none of them is ever enabled again, which a search of every marking reachable from it
+/// confirms (at most `max_states` of them: beyond, the replay refuses to vouch).
+pub(crate) fn replay_global(
+    net: &Net,
+    answer: &mut GlobalAnswer,
+    max_states: usize,
+) -> Result<(), ReplayError> {
+    let refused = |message: String| ReplayError {
+        message: format!(
+            "the {} witness was refused by the replay: {message}",
+            answer.question
+        ),
+    };
+    let Some(reached) = &mut answer.reached else {
+        return Ok(());
+    };
+    let marking = replay_net_witness(net, reached).map_err(refused)?;
+    if answer.missing.is_empty() {
+        let dead = (0..net.transitions.len()).all(|t| {
+            let mut m = marking.clone();
+            !net.fire(&mut m, TransId(t as u32))
+        });
+        if !dead {
+            return Err(refused(format!(
+                "the marking reached, {}, is not dead",
+                net.marking_text(&marking)
+            )));
+        }
+        return Ok(());
+    }
+    let ids: HashMap<&str, TransId> = transition_ids(net);
+    let mut missing = Vec::new();
+    for id in &answer.missing {
+        missing.push(
+            *ids.get(id.as_str())
+                .ok_or_else(|| refused(format!("{id} is no transition of the net")))?,
+        );
+    }
+    let mut seen: hashbrown::HashSet<Vec<u32>> = std::iter::once(marking.clone()).collect();
+    let mut todo = vec![marking];
+    while let Some(m) = todo.pop() {
+        for t in 0..net.transitions.len() {
+            let t = TransId(t as u32);
+            let mut next = m.clone();
+            if !net.fire(&mut next, t) {
+                continue;
+            }
+            if missing.contains(&t) {
+                return Err(refused(format!(
+                    "{} is enabled at {}, reachable from the witness's marking",
+                    net.transitions[t.index()].id,
+                    net.marking_text(&m)
+                )));
+            }
+            if seen.insert(next.clone()) {
+                if seen.len() > max_states {
+                    return Err(refused(format!(
+                        "more than {max_states} markings are reachable from the witness's marking"
+                    )));
+                }
+                todo.push(next);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn transition_ids(net: &Net) -> HashMap<&str, TransId> {
+    net.transitions
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), TransId(i as u32)))
+        .collect()
+}
+
+/// The marking the witness of `reached` leads to on `net`, if it fires.
+pub(crate) fn witness_marking(net: &Net, reached: &Reached) -> Option<Vec<u32>> {
+    let ids = transition_ids(net);
+    let steps: Option<Vec<TransId>> = reached
+        .witness
+        .steps
+        .iter()
+        .map(|s| ids.get(s.ident()).copied())
+        .collect();
+    net.marking_after(steps?)
+}
+
+/// Fires the witness of `reached` on `net` from its initial marking and fills the reached
+/// state's entries; the marking reached, or what went wrong.
+fn replay_net_witness(net: &Net, reached: &mut Reached) -> Result<Vec<u32>, String> {
+    let ids = transition_ids(net);
+    let mut marking = net.initial_marking();
+    for (i, step) in reached.witness.steps.iter().enumerate() {
+        let Some(&t) = ids.get(step.ident()) else {
+            return Err(format!(
+                "step {} ({}) is no transition of the net",
+                i + 1,
+                step.shown()
+            ));
+        };
+        if !net.fire(&mut marking, t) {
+            return Err(format!(
+                "step {} ({}) is not enabled in {}",
+                i + 1,
+                step.shown(),
+                net.marking_text(&marking)
+            ));
+        }
     }
     reached.state = StateEntries(
         net.places
@@ -227,7 +347,7 @@ pub(crate) fn replay_property(
             .map(|(p, n)| (p.id.clone(), StateValue::Tokens(*n)))
             .collect(),
     );
-    Ok(())
+    Ok(marking)
 }
 
 #[cfg(test)]

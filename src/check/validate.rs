@@ -202,6 +202,33 @@ impl CheckOptions {
                 return Err(format!("{option} with reachability properties: {why}").into());
             }
         }
+        if let Question::Bounds(_) | Question::QuasiLiveness | Question::StableMarking | Question::Liveness =
+            &self.question
+        {
+            let name = self.question.name();
+            let refused = [
+                ("--all", self.all, "it lists every dead state"),
+                (
+                    "--witness states",
+                    self.witness_states,
+                    "these witnesses list their steps only",
+                ),
+                (
+                    "--witness shortest",
+                    self.shortest_witness,
+                    "these witnesses are not shortened",
+                ),
+            ];
+            if let Some((option, _, why)) = refused.into_iter().find(|(_, given, _)| *given) {
+                return Err(format!("{option} with {name}: {why}").into());
+            }
+            if let (Question::Bounds(_) | Question::Liveness, Some(true)) = (&self.question, self.reduce) {
+                return Err(format!(
+                    "--reduce on with {name}: the reductions keep deadlocks and reachability properties, not these; drop --reduce"
+                )
+                .into());
+            }
+        }
         if self.shortest_witness && self.all {
             return Err("--witness shortest with --all: the shortest witness is searched for the first finding only; drop one of them".to_string().into());
         }

@@ -23,14 +23,31 @@ pub const EXIT_INTERNAL: u8 = 4;
 pub struct CheckArgs {
     #[command(flatten, next_help_heading = "Model")]
     model: ModelArgs,
-    /// Nets: instead of deadlocks, answer this reachability property, `EF φ` or `AG φ`
-    /// (docs/queries.md), e.g. 'EF (p1 + p2 >= 3 AND FIREABLE(t5))' (repeatable).
+    /// Nets: instead of deadlocks, answer this reachability property, `EF φ` or `AG φ`,
+    /// or bound, `BOUND(p1, …)` (docs/queries.md), e.g. 'EF (p1 + p2 >= 3 AND
+    /// FIREABLE(t5))' (repeatable).
     #[arg(long, value_name = "QUERY", help_heading = "Question")]
     query: Vec<String>,
     /// Nets: instead of deadlocks, answer the properties of a Model Checking Contest
-    /// file (ReachabilityCardinality.xml, ReachabilityFireability.xml).
+    /// file (ReachabilityCardinality.xml, ReachabilityFireability.xml, UpperBounds.xml).
     #[arg(long, value_name = "FILE.xml", help_heading = "Question")]
     properties: Option<PathBuf>,
+    /// Nets: instead of deadlocks, ask whether every transition can fire from some
+    /// reachable marking (no dead transition).
+    #[arg(long, help_heading = "Question")]
+    quasi_liveness: bool,
+    /// Nets: instead of deadlocks, ask whether some place keeps the same number of tokens
+    /// in every reachable marking.
+    #[arg(long, help_heading = "Question")]
+    stable_marking: bool,
+    /// Nets: instead of deadlocks, ask whether every transition can fire again from every
+    /// reachable marking.
+    #[arg(long, help_heading = "Question")]
+    liveness: bool,
+    /// The question by name: deadlock (the default), quasi-liveness, stable-marking or
+    /// liveness (the same as the flags of those names).
+    #[arg(long, value_name = "NAME", value_enum, help_heading = "Question")]
+    property: Option<PropertyArg>,
     /// The engine: auto runs the walk and (nets) the state equation, then stubborn, qpor
     /// and explicit, and takes the first answer; lp proves deadlock freedom of nets, fires
     /// a dead solution of their state equation, or says nothing; prefix-sat builds the
@@ -250,11 +267,74 @@ fn engine_choice(a: &CheckArgs, threads: Option<usize>) -> Result<EngineChoice, 
     })
 }
 
-/// What the check asks: the properties of `--query` and `--properties` about the net
-/// `model`, or else whether it deadlocks.
+/// `--property`: a question by name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+enum PropertyArg {
+    Deadlock,
+    QuasiLiveness,
+    StableMarking,
+    Liveness,
+}
+
+/// The questions about the whole net asked by flags, with the flag's name.
+fn net_questions(a: &CheckArgs) -> Vec<(&'static str, qpor::Question)> {
+    let mut asked = Vec::new();
+    let flags = [
+        (
+            a.quasi_liveness,
+            "--quasi-liveness",
+            qpor::Question::QuasiLiveness,
+        ),
+        (
+            a.stable_marking,
+            "--stable-marking",
+            qpor::Question::StableMarking,
+        ),
+        (a.liveness, "--liveness", qpor::Question::Liveness),
+    ];
+    for (given, name, q) in flags {
+        if given {
+            asked.push((name, q));
+        }
+    }
+    match a.property {
+        Some(PropertyArg::QuasiLiveness) => asked.push(("--property", qpor::Question::QuasiLiveness)),
+        Some(PropertyArg::StableMarking) => asked.push(("--property", qpor::Question::StableMarking)),
+        Some(PropertyArg::Liveness) => asked.push(("--property", qpor::Question::Liveness)),
+        Some(PropertyArg::Deadlock) => asked.push(("--property", qpor::Question::Deadlock)),
+        None => {}
+    }
+    asked
+}
+
+/// What the check asks: the question of a flag, the properties or bounds of `--query`
+/// and `--properties` about the net `model`, or else whether it deadlocks. One kind of
+/// question per run.
 fn question(a: &CheckArgs, model: &qpor::Model) -> Result<qpor::Question, String> {
-    if a.query.is_empty() && a.properties.is_none() {
-        return Ok(qpor::Question::Deadlock);
+    let flagged = net_questions(a);
+    let queried = !a.query.is_empty() || a.properties.is_some();
+    if flagged.len() + usize::from(queried) > 1 {
+        let mut given: Vec<&str> = flagged.iter().map(|(n, _)| *n).collect();
+        if queried {
+            given.push("--query/--properties");
+        }
+        return Err(format!(
+            "{}: one question per run; run qpor check once for each",
+            given.join(", ")
+        ));
+    }
+    if !queried {
+        let Some((flag, q)) = flagged.into_iter().next() else {
+            return Ok(qpor::Question::Deadlock);
+        };
+        if q != qpor::Question::Deadlock && !matches!(model, qpor::Model::Net(_)) {
+            return Err(format!(
+                "{flag}: {} is a program; {} is asked of nets (`qpor convert --to pnml` makes a net of it)",
+                a.model.shown(),
+                q.name()
+            ));
+        }
+        return Ok(q);
     }
     let qpor::Model::Net(net) = model else {
         return Err(format!(
@@ -263,20 +343,43 @@ fn question(a: &CheckArgs, model: &qpor::Model) -> Result<qpor::Question, String
         ));
     };
     let mut properties = Vec::new();
+    let mut bounds = Vec::new();
     for (i, text) in a.query.iter().enumerate() {
         let id = match a.query.len() {
             1 => "query".to_string(),
             _ => format!("query-{}", i + 1),
         };
-        let p = qpor::properties::parse_query(text, "--query", net, &id).map_err(|e| e.to_string())?;
-        properties.push(p);
+        if qpor::properties::is_bound_query(text) {
+            let b =
+                qpor::properties::parse_bound_query(text, "--query", net, &id).map_err(|e| e.to_string())?;
+            bounds.push(b);
+        } else {
+            let p = qpor::properties::parse_query(text, "--query", net, &id).map_err(|e| e.to_string())?;
+            properties.push(p);
+        }
     }
     if let Some(path) = &a.properties {
         let text = qpor::read_text(path).map_err(|e| e.to_string())?;
         let shown = path.display().to_string();
-        properties.extend(qpor::properties::read_properties(&text, &shown, net).map_err(|e| e.to_string())?);
+        match qpor::properties::read_queries(&text, &shown, net).map_err(|e| e.to_string())? {
+            qpor::properties::Queries::Reachability(ps) => properties.extend(ps),
+            qpor::properties::Queries::Bounds(bs) => bounds.extend(bs),
+        }
     }
-    Ok(qpor::Question::Reachability(properties.into()))
+    match (properties.is_empty(), bounds.is_empty()) {
+        (_, true) => Ok(qpor::Question::Reachability(properties.into())),
+        (true, false) => {
+            let mut ids = std::collections::HashSet::new();
+            if let Some(b) = bounds.iter().find(|b| !ids.insert(b.id.clone())) {
+                return Err(format!("bound id `{}` appears twice: each bound is answered under its id", b.id));
+            }
+            Ok(qpor::Question::Bounds(bounds.into()))
+        }
+        (false, false) => Err(
+            "--query, --properties: bounds (BOUND(…), <place-bound>) and reachability properties are asked in separate runs"
+                .into(),
+        ),
+    }
 }
 
 /// Runs `qpor check`; returns the exit status.
@@ -329,8 +432,11 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     let (loaded, system) = loaded?;
     refuse_options_of_other_models(&a, &loaded.model)?;
     let question = question(&a, &loaded.model)?;
-    if a.witness_file.is_some() && matches!(question, qpor::Question::Reachability(_)) {
-        return Err("--witness-file with reachability properties: it saves a deadlock's witness; --json lists each property's".into());
+    if a.witness_file.is_some() && !matches!(question, qpor::Question::Deadlock) {
+        return Err(format!(
+            "--witness-file with {}: it saves a deadlock's witness; --json lists the answers' witnesses",
+            question.name()
+        ));
     }
     let interrupt = CancelToken::default();
     let opts = CheckOptions {

@@ -18,7 +18,8 @@ pub struct MccArgs {
     #[arg(default_value = ".")]
     dir: PathBuf,
     /// The examination (default: $BK_EXAMINATION): ReachabilityDeadlock, OneSafe,
-    /// ReachabilityCardinality or ReachabilityFireability.
+    /// ReachabilityCardinality, ReachabilityFireability, UpperBounds, QuasiLiveness,
+    /// StableMarking or Liveness.
     #[arg(long, value_name = "NAME")]
     examination: Option<String>,
     /// The time budget in seconds (default: $BK_TIME_CONFINEMENT, else none).

@@ -21,14 +21,14 @@ pub(crate) use budget::Pacer;
 pub use budget::{Budget, CancelToken, StopReason};
 pub use progress::{Observer, Progress, Silent};
 pub use report::{
-    EngineRun, Finding, FindingKind, PropertyAnswer, Reached, ReductionSummary, Report, RunEnd, Settings,
-    StateEntries, StepNames, Verdict, Witness, WitnessStep,
+    BoundAnswer, EngineRun, Finding, FindingKind, GlobalAnswer, PropertyAnswer, Reached, ReductionSummary,
+    Report, RunEnd, Settings, StateEntries, StepNames, Verdict, Witness, WitnessStep,
 };
 pub use stats::{current_rss_bytes, peak_rss_bytes, Counters, Stats};
 
 use crate::system::model::{Model, ModelKind, SystemOptions};
 use crate::system::net::Net;
-use crate::system::property::Property;
+use crate::system::property::{BoundQuery, Property};
 use crate::system::{ModelError, System};
 use std::sync::Arc;
 
@@ -50,6 +50,19 @@ pub enum Question {
     /// reachable marking satisfying its target (a witness), or by a complete exploration
     /// or proof that none is reachable (`system::property`).
     Reachability(Arc<[Property]>),
+    /// Bounds of sums of places (the contest's UpperBounds): the largest sum on a
+    /// reachable marking, known when a witnessed lower bound meets a proved upper bound.
+    Bounds(Arc<[BoundQuery]>),
+    /// Can every transition of a net fire from some reachable marking? Asked of the
+    /// engines as one `EF FIREABLE(t)` property per transition (`check` translates it).
+    QuasiLiveness,
+    /// Does some place of a net keep the same number of tokens in every reachable
+    /// marking? Asked of the engines as one `AG p = m0(p)` property per place.
+    StableMarking,
+    /// Can every transition of a net fire again from every reachable marking? FALSE from
+    /// a reachable deadlock, a dead transition, or a bottom component of the state graph
+    /// missing a transition; TRUE only from a complete analysis of the components.
+    Liveness,
 }
 
 impl Question {
@@ -59,6 +72,10 @@ impl Question {
             Question::Deadlock => "the deadlock question",
             Question::OneSafe => "the OneSafe question",
             Question::Reachability(_) => "reachability properties",
+            Question::Bounds(_) => "bound questions",
+            Question::QuasiLiveness => "quasi-liveness",
+            Question::StableMarking => "the stable-marking question",
+            Question::Liveness => "liveness",
         }
     }
 
@@ -133,6 +150,22 @@ impl<'a> Asked<'a> {
     pub(crate) fn net_properties(&self) -> Option<(&'a Net, &'a [Property])> {
         match (self.question, self.model) {
             (Question::Reachability(properties), Model::Net(net)) => Some((net, properties)),
+            _ => None,
+        }
+    }
+
+    /// The net and its bound questions when the question is about bounds of a net.
+    pub(crate) fn net_bounds(&self) -> Option<(&'a Net, &'a [BoundQuery])> {
+        match (self.question, self.model) {
+            (Question::Bounds(bounds), Model::Net(net)) => Some((net, bounds)),
+            _ => None,
+        }
+    }
+
+    /// The net when the question is liveness of a net.
+    pub(crate) fn net_liveness(&self) -> Option<&'a Net> {
+        match (self.question, self.model) {
+            (Question::Liveness, Model::Net(net)) => Some(net),
             _ => None,
         }
     }

@@ -366,6 +366,13 @@ pub struct Report {
     /// With reachability properties: the answer to each, in the order asked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub properties: Vec<PropertyAnswer>,
+    /// With bound questions: the bounds found for each, in the order asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bounds: Vec<BoundAnswer>,
+    /// With a question about the whole net (quasi-liveness, a stable place, liveness):
+    /// its answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global: Option<GlobalAnswer>,
     /// Counters and resources.
     pub stats: Stats,
     /// With several engines (`--engine auto`): the one whose answer this is.
@@ -477,6 +484,113 @@ impl PropertyAnswer {
     }
 }
 
+/// What is known of one bound question: the largest sum met on a reachable marking,
+/// with the firing sequence that reaches it, and the smallest proved upper bound. The
+/// bound is known when the two meet.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct BoundAnswer {
+    /// The question's identifier.
+    pub id: String,
+    /// A sum some reachable marking reaches (at least the initial marking's).
+    pub lower: u64,
+    /// A number no reachable marking exceeds; `None` when none was proved.
+    pub upper: Option<u64>,
+    /// The engine that reached `lower` (`None`: the initial marking).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lower_by: Option<&'static str>,
+    /// The engine that proved `upper`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upper_by: Option<&'static str>,
+    /// The marking reaching `lower`, with its witness (`None` for the initial marking).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<Reached>,
+}
+
+impl BoundAnswer {
+    /// Nothing known beyond the initial marking's sum `initial`.
+    pub fn initial(id: &str, initial: u64) -> BoundAnswer {
+        BoundAnswer {
+            id: id.to_string(),
+            lower: initial,
+            upper: None,
+            lower_by: None,
+            upper_by: None,
+            reached: None,
+        }
+    }
+
+    /// The bound, when the lower and upper bounds meet.
+    pub fn value(&self) -> Option<u64> {
+        (self.upper == Some(self.lower)).then_some(self.lower)
+    }
+
+    /// Takes what `other` knows better: a larger lower bound with its witness, a smaller
+    /// upper bound. `Err` names the contradiction when one's lower bound exceeds the
+    /// other's upper bound (an engine bug).
+    pub fn narrow(&mut self, other: BoundAnswer) -> Result<(), String> {
+        if other.lower > self.lower {
+            self.lower = other.lower;
+            self.lower_by = other.lower_by;
+            self.reached = other.reached;
+        }
+        if let Some(u) = other.upper {
+            if self.upper.is_none_or(|mine| u < mine) {
+                self.upper = Some(u);
+                self.upper_by = other.upper_by;
+            }
+        }
+        match self.upper {
+            Some(u) if self.lower > u => Err(format!(
+                "bound {}: {} reached by {} but {} proved by {}",
+                self.id,
+                self.lower,
+                self.lower_by.unwrap_or("the initial marking"),
+                u,
+                self.upper_by.unwrap_or("?")
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The answer to a question about the whole net (quasi-liveness, a stable place,
+/// liveness), with what decided it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct GlobalAnswer {
+    /// The question: `quasi-liveness`, `stable-marking` or `liveness`.
+    pub question: &'static str,
+    /// TRUE or FALSE; `None` when undecided.
+    pub value: Option<bool>,
+    /// The engine that decided it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<&'static str>,
+    /// Why, in words: the transition or place that decides it and how.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// The reachable marking that decided it, with its witness, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<Reached>,
+    /// For a FALSE liveness from a component of the state graph: the transitions no
+    /// marking of that component enables (by id), checked again from the witness's
+    /// marking before the report leaves.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+}
+
+impl GlobalAnswer {
+    /// The answer "unknown" to `question`.
+    pub fn unknown(question: &'static str) -> GlobalAnswer {
+        GlobalAnswer {
+            question,
+            value: None,
+            decided_by: None,
+            reason: String::new(),
+            reached: None,
+            missing: Vec::new(),
+        }
+    }
+}
+
 /// A reachable marking and how to reach it.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct Reached {
@@ -542,6 +656,8 @@ impl Report {
             findings,
             stats,
             properties: Vec::new(),
+            bounds: Vec::new(),
+            global: None,
             answered_by: None,
             engines: Vec::new(),
             reduction: None,
@@ -566,6 +682,67 @@ impl Report {
         };
         report.properties = properties;
         report
+    }
+
+    /// The report of an engine run asked bound questions: the verdict is
+    /// [`Verdict::Answered`] when every bound is known exactly.
+    pub fn of_bounds(
+        engine: &'static str,
+        bounds: Vec<BoundAnswer>,
+        stopped: Option<StopReason>,
+        stats: Stats,
+        settings: Settings,
+    ) -> Report {
+        let mut report = Report::new(engine, Vec::new(), stopped, stats, settings);
+        report.verdict = if bounds.iter().all(|b| b.value().is_some()) {
+            Verdict::Answered
+        } else {
+            Verdict::Inconclusive
+        };
+        report.bounds = bounds;
+        report
+    }
+
+    /// The report of an engine run asked a question about the whole net: the verdict is
+    /// [`Verdict::Answered`] when `global` is decided.
+    pub fn of_global(
+        engine: &'static str,
+        global: GlobalAnswer,
+        stopped: Option<StopReason>,
+        stats: Stats,
+        settings: Settings,
+    ) -> Report {
+        let mut report = Report::new(engine, Vec::new(), stopped, stats, settings);
+        report.verdict = if global.value.is_some() {
+            Verdict::Answered
+        } else {
+            Verdict::Inconclusive
+        };
+        report.global = Some(global);
+        report
+    }
+
+    /// This report of a deadlock search, read as an answer to liveness: a reachable
+    /// deadlock makes a net with transitions not live (its witness says how to get
+    /// there); anything else leaves liveness unknown, since a net without deadlocks may
+    /// still lose a transition.
+    pub fn as_liveness(self) -> Report {
+        let mut global = GlobalAnswer::unknown("liveness");
+        if let Some(f) = self.findings.iter().find(|f| f.kind == FindingKind::Deadlock) {
+            global.value = Some(false);
+            global.decided_by = Some(self.engine);
+            global.reason = "a dead marking is reachable".to_string();
+            global.reached = Some(Reached {
+                state: StateEntries::default(),
+                state_text: f.state.clone(),
+                witness: f.witness.clone(),
+            });
+        }
+        let stopped = match global.value {
+            Some(_) => None,
+            None => Some(self.stopped.unwrap_or(StopReason::Cancelled)),
+        };
+        Report::of_global(self.engine, global, stopped, self.stats, self.settings)
     }
 
     /// The witness of the first deadlock or fault, if any.

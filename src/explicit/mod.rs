@@ -11,15 +11,18 @@
 //! - A state is expanded at most once; a fault state is never expanded (the program
 //!   stopped there).
 
+mod bounds;
+pub(crate) mod liveness;
 mod reach;
 
 use crate::engine::Question;
 use crate::engine::{
-    Asked, Budget, Counters, Engine, Observer, Pacer, Progress, Report, RunResult, StopReason,
+    Asked, Budget, Counters, Engine, GlobalAnswer, Observer, Pacer, Progress, Reached, Report, RunResult,
+    Settings, StateEntries, Stats, StepNames, StopReason,
 };
-use crate::space::{FoundStates, SearchTree};
+use crate::space::{FoundStates, SearchTree, StoreCounters};
 use crate::system::model::{ModelKind, SystemOptions};
-use crate::system::net::NetSystem;
+use crate::system::net::{Net, NetSystem};
 use crate::system::{fault_after, Local, ModelError, Step, System};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -44,10 +47,23 @@ impl Engine for ExplicitOptions {
     /// Every reachable state is visited, so every question about states is answered;
     /// the OneSafe view's faults are the markings with two tokens on a place.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
-        *question == Question::Deadlock || kind == ModelKind::Net
+        match question {
+            Question::Deadlock => true,
+            Question::OneSafe | Question::Reachability(_) | Question::Bounds(_) | Question::Liveness => {
+                kind == ModelKind::Net
+            }
+            _ => false,
+        }
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        if let Some((net, bounds)) = asked.net_bounds() {
+            let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
+            return Ok(bounds::answer_bounds(&sys, bounds, self, asked.budget, observer)?);
+        }
+        if let Some(net) = asked.net_liveness() {
+            return Ok(liveness_report(net, self.max_states, asked.budget, observer));
+        }
         if let Some((net, properties)) = asked.net_properties() {
             let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
             return Ok(reach::answer_properties(
@@ -61,6 +77,76 @@ impl Engine for ExplicitOptions {
         asked.search_system(&self.system, |sys, system| {
             search(sys, &ExplicitOptions { system, ..*self }, asked.budget, observer)
         })
+    }
+}
+
+/// The report of the liveness analysis of `net` ([`liveness::liveness`]): TRUE from a
+/// complete exploration, FALSE with a path into a bottom component and the transitions it
+/// never enables.
+fn liveness_report(
+    net: &Net,
+    max_states: Option<u64>,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Report {
+    let start = Instant::now();
+    let outcome = liveness::liveness(net, budget, max_states, observer);
+    let mut global = GlobalAnswer::unknown("liveness");
+    let (stopped, states) = match outcome {
+        liveness::Liveness::Live { states, components } => {
+            global.value = Some(true);
+            global.decided_by = Some("explicit");
+            global.reason = format!(
+                "each of the {components} bottom components of the {states} reachable markings enables every transition"
+            );
+            (None, states)
+        }
+        liveness::Liveness::NotLive {
+            path,
+            missing,
+            component_states,
+            states,
+        } => {
+            let ids: Vec<String> = missing
+                .iter()
+                .map(|t| net.transitions[t.index()].id.clone())
+                .collect();
+            global.value = Some(false);
+            global.decided_by = Some("explicit");
+            global.reason = if component_states == 1 && missing.len() == net.transitions.len() {
+                "a dead marking is reachable".to_string()
+            } else {
+                format!(
+                    "a bottom component of {component_states} reachable markings never enables {}",
+                    shown_list(&ids)
+                )
+            };
+            global.reached = Some(Reached {
+                state: StateEntries::default(),
+                state_text: String::new(),
+                witness: StepNames::default().net_witness(net, path),
+            });
+            global.missing = ids;
+            (None, states)
+        }
+        liveness::Liveness::Stopped { reason, states } => (Some(reason), states),
+    };
+    let counters = ExplicitCounters {
+        store: StoreCounters {
+            states,
+            ..StoreCounters::default()
+        },
+        ..ExplicitCounters::default()
+    };
+    let stats = Stats::new(Counters::of(&counters), start.elapsed().as_secs_f64());
+    Report::of_global("explicit", global, stopped, stats, Settings::default())
+}
+
+/// At most ten names, and how many more.
+fn shown_list(ids: &[String]) -> String {
+    match ids.len() {
+        0..=10 => ids.join(", "),
+        n => format!("{} and {} more", ids[..10].join(", "), n - 10),
     }
 }
 

@@ -2,8 +2,8 @@
 //! stable JSON documented in docs/output.md, derived from the report types.
 
 use crate::engine::{
-    EngineRun, Finding, FindingKind, PropertyAnswer, ReductionSummary, Report, RunEnd, Settings, Stats,
-    StopReason, Verdict, Witness,
+    BoundAnswer, EngineRun, Finding, FindingKind, GlobalAnswer, PropertyAnswer, Reached, ReductionSummary,
+    Report, RunEnd, Settings, Stats, StopReason, Verdict, Witness,
 };
 use crate::qpor::{AltSetting, QporSettings};
 use serde::Serialize;
@@ -28,12 +28,27 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         "{answered} of {} answered",
         plural(report.properties.len(), "property", "properties")
     );
-    let headline = match report.verdict {
-        Verdict::Deadlock => "deadlock found",
-        Verdict::NoDeadlock => "no deadlock",
-        Verdict::Fault => "fault found",
-        Verdict::Inconclusive if report.properties.is_empty() => "inconclusive",
-        Verdict::Inconclusive | Verdict::Answered => &properties,
+    let known = report.bounds.iter().filter(|b| b.value().is_some()).count();
+    let bounds = format!(
+        "{known} of {} known",
+        plural(report.bounds.len(), "bound", "bounds")
+    );
+    let global = report.global.as_ref().map(|g| {
+        let value = match g.value {
+            Some(true) => "TRUE",
+            Some(false) => "FALSE",
+            None => "unknown",
+        };
+        format!("{} {value}", g.question)
+    });
+    let headline = match (report.verdict, &global) {
+        (Verdict::Inconclusive | Verdict::Answered, Some(g)) => g.as_str(),
+        (Verdict::Inconclusive | Verdict::Answered, None) if !report.bounds.is_empty() => &bounds,
+        (Verdict::Deadlock, _) => "deadlock found",
+        (Verdict::NoDeadlock, _) => "no deadlock",
+        (Verdict::Fault, _) => "fault found",
+        (Verdict::Inconclusive, _) if report.properties.is_empty() => "inconclusive",
+        (Verdict::Inconclusive | Verdict::Answered, _) => &properties,
     };
     let _ = writeln!(s, "{model}: {headline}");
     if let Some(by) = report.answered_by.filter(|_| opts.verbose) {
@@ -47,7 +62,11 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         };
         let _ = writeln!(s, "  stopped: {why}{incomplete}");
     }
-    write_properties(&mut s, report);
+    match &report.global {
+        Some(g) => write_global(&mut s, g, report.properties.len()),
+        None => write_properties(&mut s, report),
+    }
+    write_bounds(&mut s, report);
     let bad: Vec<&Finding> = report
         .findings
         .iter()
@@ -214,6 +233,68 @@ fn run_text(run: &EngineRun) -> String {
     }
 }
 
+/// The answer to a question about the whole net: why, with the witness when a marking
+/// decided it; the per-transition or per-place properties it was asked through are in
+/// the JSON only (`count` of them).
+fn write_global(s: &mut String, g: &GlobalAnswer, count: usize) {
+    if !g.reason.is_empty() {
+        let by = g.decided_by.map(|b| format!(" ({b})")).unwrap_or_default();
+        let _ = writeln!(s, "  why: {}{by}", g.reason);
+    }
+    if g.value.is_none() && count > 0 {
+        let _ = writeln!(
+            s,
+            "  asked as {} (see --json)",
+            plural(count, "property", "properties")
+        );
+    }
+    if let Some(r) = &g.reached {
+        write_reached(s, r);
+    }
+}
+
+/// Each bound: its value when known, else what is known of it, with the witness of the
+/// largest sum reached.
+fn write_bounds(s: &mut String, report: &Report) {
+    for b in &report.bounds {
+        match (b.value(), b.upper) {
+            (Some(v), _) => {
+                let _ = writeln!(s, "  {}: {v}", b.id);
+            }
+            (None, Some(u)) => {
+                let _ = writeln!(s, "  {}: between {} and {u}", b.id, b.lower);
+            }
+            (None, None) => {
+                let _ = writeln!(s, "  {}: at least {} (no upper bound proved)", b.id, b.lower);
+            }
+        }
+        if let Some(r) = &b.reached {
+            write_reached(s, r);
+        }
+    }
+}
+
+/// A reached marking and its witness.
+fn write_reached(s: &mut String, r: &Reached) {
+    let steps: Vec<String> = r.witness.steps.iter().map(|st| st.shown()).collect();
+    if !r.state_text.is_empty() {
+        let _ = writeln!(s, "    marking: {}", r.state_text);
+    }
+    match steps.len() {
+        0 => {
+            let _ = writeln!(s, "    witness: the initial marking");
+        }
+        n => {
+            let _ = writeln!(
+                s,
+                "    witness ({}): {}",
+                plural(n, "step", "steps"),
+                steps.join(" ")
+            );
+        }
+    }
+}
+
 /// Each property's answer, and the witness of those a reached marking decided.
 fn write_properties(s: &mut String, report: &Report) {
     for p in &report.properties {
@@ -224,21 +305,7 @@ fn write_properties(s: &mut String, report: &Report) {
         };
         let _ = writeln!(s, "  {}: {value}", p.id);
         if let Some(r) = &p.reached {
-            let steps: Vec<String> = r.witness.steps.iter().map(|st| st.shown()).collect();
-            let _ = writeln!(s, "    marking: {}", r.state_text);
-            match steps.len() {
-                0 => {
-                    let _ = writeln!(s, "    witness: the initial marking");
-                }
-                n => {
-                    let _ = writeln!(
-                        s,
-                        "    witness ({}): {}",
-                        plural(n, "step", "steps"),
-                        steps.join(" ")
-                    );
-                }
-            }
+            write_reached(s, r);
         }
     }
 }
@@ -336,6 +403,10 @@ struct ReportJson<'r> {
     findings: &'r [Finding],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     properties: &'r [PropertyAnswer],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    bounds: &'r [BoundAnswer],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    global: Option<&'r GlobalAnswer>,
     stats: &'r Stats,
     #[serde(skip_serializing_if = "Option::is_none")]
     answered_by: Option<&'static str>,
@@ -371,6 +442,8 @@ fn report_view<'r>(model: &'r str, report: &'r Report) -> ReportJson<'r> {
         stopped: report.stopped,
         findings: &report.findings,
         properties: &report.properties,
+        bounds: &report.bounds,
+        global: report.global.as_ref(),
         stats: &report.stats,
         answered_by: report.answered_by,
         engines: &report.engines,

@@ -15,12 +15,17 @@
 //!   `<Examination>.xml` (`EF φ`, `AG φ`), answered together by the portfolio
 //!   (`Question::Reachability`); one line per decided property, none for the others.
 //!
+//! * **UpperBounds**: the `place-bound` properties of `UpperBounds.xml`, one number each
+//!   (`Question::Bounds`): a witnessed lower bound met by a proved upper bound;
+//! * **QuasiLiveness**, **StableMarking**, **Liveness**: one answer about the whole net
+//!   (`Question::QuasiLiveness`, `StableMarking`, `Liveness`).
+//!
 //! Coloured nets and other examinations get `DO_NOT_COMPETE`; a run that decides nothing
 //! within the budget, `CANNOT_COMPUTE`.
 
 use crate::check::{check_shared, CheckOptions, EngineChoice, Limits, PortfolioChoice};
 use crate::engine::{Budget, EngineError, Observer, Question, Report, Verdict};
-use crate::parse::property::xml::read_properties;
+use crate::parse::property::xml::{read_queries, Queries};
 use crate::parse::{load, pnml, LoadError, LoadOptions};
 use crate::system::invariants::{structural_safeness, Safeness};
 use crate::system::model::Model;
@@ -62,6 +67,14 @@ pub enum Examination {
     ReachabilityCardinality,
     /// Reachability properties over enabled transitions.
     ReachabilityFireability,
+    /// The largest sums of tokens of place sets, one number per property.
+    UpperBounds,
+    /// Can every transition fire from some reachable marking?
+    QuasiLiveness,
+    /// Does some place keep its tokens in every reachable marking?
+    StableMarking,
+    /// Can every transition fire again from every reachable marking?
+    Liveness,
 }
 
 impl Examination {
@@ -72,6 +85,10 @@ impl Examination {
             "OneSafe" => Some(Examination::OneSafe),
             "ReachabilityCardinality" => Some(Examination::ReachabilityCardinality),
             "ReachabilityFireability" => Some(Examination::ReachabilityFireability),
+            "UpperBounds" => Some(Examination::UpperBounds),
+            "QuasiLiveness" => Some(Examination::QuasiLiveness),
+            "StableMarking" => Some(Examination::StableMarking),
+            "Liveness" => Some(Examination::Liveness),
             _ => None,
         }
     }
@@ -83,6 +100,10 @@ impl Examination {
             Examination::OneSafe => "OneSafe",
             Examination::ReachabilityCardinality => "ReachabilityCardinality",
             Examination::ReachabilityFireability => "ReachabilityFireability",
+            Examination::UpperBounds => "UpperBounds",
+            Examination::QuasiLiveness => "QuasiLiveness",
+            Examination::StableMarking => "StableMarking",
+            Examination::Liveness => "Liveness",
         }
     }
 
@@ -90,7 +111,9 @@ impl Examination {
     pub fn asks_properties(self) -> bool {
         matches!(
             self,
-            Examination::ReachabilityCardinality | Examination::ReachabilityFireability
+            Examination::ReachabilityCardinality
+                | Examination::ReachabilityFireability
+                | Examination::UpperBounds
         )
     }
 }
@@ -104,6 +127,15 @@ pub enum MccAnswer {
         id: String,
         /// Whether the property holds.
         holds: bool,
+        /// What answered, in the contest's words.
+        techniques: Vec<&'static str>,
+    },
+    /// `FORMULA <id> <number> TECHNIQUES …`: a bound.
+    Bound {
+        /// The property's id.
+        id: String,
+        /// The largest sum of the places' tokens on a reachable marking.
+        value: u64,
         /// What answered, in the contest's words.
         techniques: Vec<&'static str>,
     },
@@ -125,6 +157,13 @@ impl fmt::Display for MccAnswer {
                 techniques,
             } => {
                 let value = if *holds { "TRUE" } else { "FALSE" };
+                write!(f, "FORMULA {id} {value} TECHNIQUES {}", techniques.join(" "))
+            }
+            MccAnswer::Bound {
+                id,
+                value,
+                techniques,
+            } => {
                 write!(f, "FORMULA {id} {value} TECHNIQUES {}", techniques.join(" "))
             }
             MccAnswer::CannotCompute { id } => write!(f, "FORMULA {id} CANNOT_COMPUTE"),
@@ -175,7 +214,7 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
         return Ok(MccOutcome::one(
             MccAnswer::DoNotCompete,
             vec![format!(
-                "examination {:?}: qpor answers ReachabilityDeadlock, OneSafe, ReachabilityCardinality and ReachabilityFireability",
+                "examination {:?}: qpor answers ReachabilityDeadlock, OneSafe, ReachabilityCardinality, ReachabilityFireability, UpperBounds, QuasiLiveness, StableMarking and Liveness",
                 opts.examination
             )],
         ));
@@ -226,16 +265,34 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
     check_opts.question = match exam {
         Examination::OneSafe => Question::OneSafe,
         Examination::ReachabilityDeadlock => Question::Deadlock,
-        Examination::ReachabilityCardinality | Examination::ReachabilityFireability => {
+        Examination::QuasiLiveness => Question::QuasiLiveness,
+        Examination::StableMarking => Question::StableMarking,
+        Examination::Liveness => Question::Liveness,
+        Examination::ReachabilityCardinality
+        | Examination::ReachabilityFireability
+        | Examination::UpperBounds => {
             let file = dir.join(format!("{}.xml", exam.name()));
             let read = crate::parse::read_text(&file)
                 .map_err(|e| e.to_string())
                 .and_then(|text| {
                     let net = loaded.model.as_net().ok_or("a contest model is a net")?;
-                    read_properties(&text, &file.display().to_string(), net).map_err(|e| e.to_string())
+                    read_queries(&text, &file.display().to_string(), net).map_err(|e| e.to_string())
                 });
             match read {
-                Ok(properties) => Question::Reachability(properties.into()),
+                Ok(Queries::Reachability(properties)) if exam != Examination::UpperBounds => {
+                    Question::Reachability(properties.into())
+                }
+                Ok(Queries::Bounds(bounds)) if exam == Examination::UpperBounds => {
+                    Question::Bounds(bounds.into())
+                }
+                Ok(_) => {
+                    notes.push(format!(
+                        "{}: the file asks another kind of question than {}",
+                        file.display(),
+                        exam.name()
+                    ));
+                    return Ok(MccOutcome::one(MccAnswer::CannotCompute { id }, notes));
+                }
                 Err(e) => {
                     notes.push(e);
                     return Ok(MccOutcome::one(MccAnswer::CannotCompute { id }, notes));
@@ -257,6 +314,30 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
             undecided: Vec::new(),
             notes,
         };
+        for b in &report.bounds {
+            match b.value() {
+                Some(value) => {
+                    let by = match (b.lower_by, b.upper_by) {
+                        (Some(l), Some(u)) if l != u => vec![l, u],
+                        (l, u) => vec![u.or(l).unwrap_or(report.engine)],
+                    };
+                    let mut techniques: Vec<&'static str> = Vec::new();
+                    for engine in by {
+                        for t in engine_techniques(engine, &report) {
+                            if !techniques.contains(&t) {
+                                techniques.push(t);
+                            }
+                        }
+                    }
+                    out.answers.push(MccAnswer::Bound {
+                        id: b.id.clone(),
+                        value,
+                        techniques,
+                    });
+                }
+                None => out.undecided.push(b.id.clone()),
+            }
+        }
         for p in &report.properties {
             match p.value {
                 Some(holds) => out.answers.push(MccAnswer::Formula {
@@ -268,6 +349,18 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
             }
         }
         return Ok(out);
+    }
+    let global = report
+        .global
+        .as_ref()
+        .and_then(|g| Some((g.value?, g.decided_by)));
+    if let Some((holds, by)) = global {
+        let answer = MccAnswer::Formula {
+            id,
+            holds,
+            techniques: engine_techniques(by.unwrap_or(report.engine), &report),
+        };
+        return Ok(MccOutcome::one(answer, notes));
     }
     let holds = match (exam, report.verdict) {
         (Examination::ReachabilityDeadlock, Verdict::Deadlock) => Some(true),
@@ -368,6 +461,7 @@ fn engine_techniques(engine: &str, report: &Report) -> Vec<&'static str> {
         "stubborn" | "stubborn-best" => vec!["EXPLICIT", "STUBBORN_SETS"],
         "lp" => vec!["STATE_EQUATION", "SAT_SMT"],
         "prefix-sat" => vec!["NET_UNFOLDING", "SAT_SMT"],
+        "structural" => vec!["TOPOLOGICAL"],
         _ => vec!["EXPLICIT"],
     };
     if report.reduction.as_ref().is_some_and(|r| !r.rules.is_empty()) {

@@ -19,7 +19,7 @@ use crate::engine::{
 };
 use crate::system::net::NetSystem;
 use crate::system::property::{Formula, Property};
-use crate::system::{Local, ModelError, Step, System};
+use crate::system::{fire_listed, Local, ModelError, Step, System};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -219,12 +219,7 @@ pub(crate) fn search_properties(
         sys.marking_into(&state, &mut current);
         expansion.choose(&current, &open_targets, &steps, &mut chosen);
         for (step, _) in steps.iter().zip(&chosen).filter(|(_, &c)| c) {
-            if !sys.successor(&state, step, &mut next)? {
-                return Err(ModelError::new(format!(
-                    "[qpor internal bug] step {} listed as enabled does not fire",
-                    sys.action_name(step.action)
-                )));
-            }
+            fire_listed(sys, &state, step, &mut next)?;
             edges += 1;
             let (id, new) = tree.add(&next, at, step.action);
             if new {

@@ -3,17 +3,18 @@
 //! can be fired, or says nothing; on reachability properties it proves a target
 //! unreachable, or fires a solution that reaches it.
 
+use super::state_equation::bounds;
 use super::state_equation::deadlock::{self, Answer};
 use super::state_equation::property::{self, Decision};
 use super::state_equation::Work;
 use crate::engine::Question;
 use crate::engine::{
-    Asked, Budget, Counters, Engine, Finding, FindingKind, Observer, PropertyAnswer, Reached, Report,
-    RunResult, Settings, StateEntries, Stats, StepNames, StopReason,
+    Asked, BoundAnswer, Budget, Counters, Engine, Finding, FindingKind, GlobalAnswer, Observer,
+    PropertyAnswer, Reached, Report, RunResult, Settings, StateEntries, Stats, StepNames, StopReason,
 };
 use crate::system::model::{Model, ModelKind, SystemOptions};
-use crate::system::net::{Net, TransId};
-use crate::system::property::{Formula, Property, Quantifier};
+use crate::system::net::{Net, PlaceId, TransId};
+use crate::system::property::{BoundQuery, Formula, Property, Quantifier};
 use crate::system::{classify_dead, state_after, ActionId, DeadKind, ModelError, Step};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -35,13 +36,25 @@ impl Engine for LpOptions {
 
     /// The state equation speaks of nets' markings: its dead solutions of deadlocks, its
     /// solutions satisfying a target of reachability properties.
+    /// On bound questions its maximum over the equation's solutions proves upper bounds;
+    /// on liveness, a transition no solution enables, or a dead solution it can fire,
+    /// refutes it.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
-        matches!(question, Question::Deadlock | Question::Reachability(_)) && kind == ModelKind::Net
+        matches!(
+            question,
+            Question::Deadlock | Question::Reachability(_) | Question::Bounds(_) | Question::Liveness
+        ) && kind == ModelKind::Net
     }
 
     fn run(&self, asked: Asked<'_>, _observer: &mut dyn Observer) -> RunResult {
         if let Some((net, properties)) = asked.net_properties() {
             return Ok(self.answer_properties(asked.model, net, properties, asked.budget)?);
+        }
+        if let Some((net, asked_bounds)) = asked.net_bounds() {
+            return Ok(self.answer_bounds(net, asked_bounds, asked.budget));
+        }
+        if let Some(net) = asked.net_liveness() {
+            return Ok(self.answer_liveness(asked.model, net, asked.budget)?);
         }
         let Asked { model, budget, .. } = asked;
         let start = Instant::now();
@@ -81,6 +94,80 @@ impl Engine for LpOptions {
 impl LpOptions {
     /// Each property decided from the state equation of `net` (the model), with the
     /// firing sequence of a solution that reaches its target as the witness.
+    /// Upper bounds of `asked` from the state equation's maxima.
+    fn answer_bounds(&self, net: &Net, asked: &[BoundQuery], budget: &Budget) -> Report {
+        let start = Instant::now();
+        let sums: Vec<Vec<PlaceId>> = asked.iter().map(|b| b.places.clone()).collect();
+        let outcome = bounds::upper_bounds(net, &sums, budget);
+        let initial = net.initial_marking();
+        let answers = asked
+            .iter()
+            .zip(&outcome.bounds)
+            .map(|(b, upper)| BoundAnswer {
+                upper: *upper,
+                upper_by: upper.map(|_| "lp"),
+                ..BoundAnswer::initial(&b.id, b.value(&initial))
+            })
+            .collect();
+        let stats = Stats::new(counters(net, &Work::default()), start.elapsed().as_secs_f64());
+        let stopped = outcome.stopped.or(Some(StopReason::OpenSolution));
+        Report::of_bounds(self.name(), answers, stopped, stats, Settings::default())
+    }
+
+    /// Liveness refuted by a transition no solution of the state equation enables (it
+    /// never fires), or by a dead solution that fires (a reachable deadlock).
+    fn answer_liveness(&self, model: &Model, net: &Net, budget: &Budget) -> Result<Report, ModelError> {
+        let start = Instant::now();
+        let targets: Vec<Formula> = (0..net.transitions.len() as u32)
+            .map(|t| Formula::Fireable(vec![TransId(t)]))
+            .collect();
+        let outcome = property::check(net, &targets, budget);
+        let mut work = outcome.work;
+        let mut global = GlobalAnswer::unknown("liveness");
+        let dead = outcome
+            .decisions
+            .iter()
+            .position(|d| *d == Some(Decision::Unreachable));
+        let mut stopped = outcome.stopped;
+        if let Some(t) = dead {
+            global.value = Some(false);
+            global.decided_by = Some("lp");
+            global.reason = format!(
+                "transition {} never fires: no solution of the state equation enables it",
+                net.transitions[t].id
+            );
+        } else if stopped.is_none() {
+            let deadlocks = deadlock::check(net, budget);
+            work = deadlocks.work;
+            if let Answer::Deadlock(sequence) = &deadlocks.answer {
+                let finding = deadlock_finding(model, &self.system, sequence)?;
+                global.value = Some(false);
+                global.decided_by = Some("lp");
+                global.reason = "a dead marking is reachable".to_string();
+                global.reached = Some(Reached {
+                    state: StateEntries::default(),
+                    state_text: finding.state,
+                    witness: finding.witness,
+                });
+            } else if let Answer::Stopped = deadlocks.answer {
+                stopped = Some(budget.exhausted().unwrap_or(StopReason::Cancelled));
+            }
+        }
+        if global.value.is_some() {
+            stopped = None;
+        } else {
+            stopped = stopped.or(Some(StopReason::OpenSolution));
+        }
+        let stats = Stats::new(counters(net, &work), start.elapsed().as_secs_f64());
+        Ok(Report::of_global(
+            self.name(),
+            global,
+            stopped,
+            stats,
+            Settings::default(),
+        ))
+    }
+
     fn answer_properties(
         &self,
         model: &Model,

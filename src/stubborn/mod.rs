@@ -136,13 +136,19 @@ impl Engine for StubbornOptions {
     /// Not the OneSafe view's markings, which it would need other seeds for.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
         *question == Question::Deadlock
-            || (matches!(question, Question::Reachability(_)) && kind == ModelKind::Net)
+            || (matches!(question, Question::Reachability(_) | Question::Liveness) && kind == ModelKind::Net)
     }
 
+    /// On liveness, a reachable deadlock (which the reduced graph keeps) refutes it; a
+    /// reduced graph without deadlock says nothing about liveness.
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
         if let Some((net, properties)) = asked.net_properties() {
             let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
             return Ok(answer_properties(&sys, properties, self, asked.budget, observer)?);
+        }
+        if let Some(net) = asked.net_liveness() {
+            let sys = NetSystem::new(net, self.system.decomposition_of(net))?;
+            return Ok(search_net(&sys, self, asked.budget, observer)?.as_liveness());
         }
         let Asked { model, budget, .. } = asked;
         match model {

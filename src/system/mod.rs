@@ -329,6 +329,23 @@ impl std::fmt::Display for FiringError {
     }
 }
 
+/// Fires `step`, which `sys` listed as enabled at `state`, into `next`; a step that then
+/// does not fire is a bug of the system, reported as such.
+pub(crate) fn fire_listed<S: System + ?Sized>(
+    sys: &S,
+    state: &[Local],
+    step: &Step,
+    next: &mut Vec<Local>,
+) -> Result<(), ModelError> {
+    if sys.successor(state, step, next)? {
+        return Ok(());
+    }
+    Err(ModelError::new(format!(
+        "[qpor internal bug] step {} listed as enabled does not fire",
+        sys.action_name(step.action)
+    )))
+}
+
 /// The state reached by firing `actions` from the initial state of `sys` (an action has
 /// one touch set, so its id names the step).
 pub(crate) fn state_after<S: System + ?Sized>(

@@ -276,6 +276,33 @@ impl Property {
     }
 }
 
+/// A bound question (the contest's UpperBounds): the largest number of tokens the listed
+/// places hold together in any reachable marking. A place listed twice counts twice.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct BoundQuery {
+    /// The identifier answers are printed under.
+    pub id: String,
+    /// The places whose tokens are added.
+    pub places: Vec<PlaceId>,
+}
+
+impl BoundQuery {
+    /// The sum of the places' tokens in `marking`.
+    pub fn value(&self, marking: &[u32]) -> u64 {
+        self.places
+            .iter()
+            .fold(0u64, |s, p| s.saturating_add(u64::from(marking[p.index()])))
+    }
+
+    /// The places as a [`Sum`] without constant.
+    pub fn sum(&self) -> Sum {
+        Sum {
+            places: self.places.clone(),
+            constant: 0,
+        }
+    }
+}
+
 /// The formula in the command line's syntax, with places and transitions by id.
 pub struct Shown<'a> {
     net: &'a Net,

@@ -65,11 +65,28 @@ impl Engine for WalkOptions {
     /// Faults of any system are what it hunts, the OneSafe view's are the markings with
     /// two tokens on a place, and a net's properties are decided by the markings it meets
     /// (the ones a witness decides: TRUE `EF`, FALSE `AG`).
+    /// On bound questions it raises the lower bounds with the markings it meets; on
+    /// liveness, a dead marking it meets makes the net not live.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
-        *question == Question::Deadlock || kind == ModelKind::Net
+        match question {
+            Question::Deadlock => true,
+            Question::OneSafe | Question::Reachability(_) | Question::Bounds(_) | Question::Liveness => {
+                kind == ModelKind::Net
+            }
+            _ => false,
+        }
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
+        if let Some((net, bounds)) = asked.net_bounds() {
+            return Ok(reach::walk_bounds(net, bounds, self, asked.budget, observer));
+        }
+        if asked.net_liveness().is_some() {
+            let report = asked.search_system(&self.system, |sys, system| {
+                walk(sys, &WalkOptions { system, ..*self }, asked.budget, observer)
+            })?;
+            return Ok(report.as_liveness());
+        }
         if let Some((net, properties)) = asked.net_properties() {
             return Ok(reach::walk_properties(
                 net,

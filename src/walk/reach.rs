@@ -7,11 +7,11 @@
 
 use super::{WalkCounters, WalkOptions, LONGEST_WALK_LOG2, SHORTEST_WALK_LOG2};
 use crate::engine::{
-    Budget, Counters, Observer, Pacer, Progress, PropertyAnswer, Reached, Report, Settings, StateEntries,
-    Stats, StepNames,
+    BoundAnswer, Budget, Counters, Observer, Pacer, Progress, PropertyAnswer, Reached, Report, Settings,
+    StateEntries, Stats, StepNames,
 };
 use crate::system::net::{Net, PlaceId, TransId};
-use crate::system::property::{Formula, Property};
+use crate::system::property::{BoundQuery, Formula, Property};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::time::Instant;
@@ -99,6 +99,106 @@ pub(crate) fn walk_properties(
         .collect();
     let seconds = start.elapsed().as_secs_f64();
     Report::of_properties(
+        "walk",
+        answers,
+        stopped,
+        Stats::new(Counters::of(&counters), seconds),
+        Settings::default(),
+    )
+}
+
+/// Walks the markings of `net` at random until the budget runs out, raising each bound's
+/// lower value to the largest sum met, with the walk so far as its witness. A walk proves
+/// no upper bound: the answers are lower bounds only, and the engines that prove upper
+/// bounds close them.
+pub(crate) fn walk_bounds(
+    net: &Net,
+    bounds: &[BoundQuery],
+    opts: &WalkOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Report {
+    let start = Instant::now();
+    let initial = net.initial_marking();
+    // Per bound: the largest sum met and the walk that met it.
+    let mut best: Vec<(u64, Option<Vec<TransId>>)> =
+        bounds.iter().map(|b| (b.value(&initial), None)).collect();
+    // Per bound: the length of the current walk when it raised the bound, copied out when
+    // the walk ends (a copy at every raise would be quadratic on unbounded places).
+    let mut raised: Vec<Option<usize>> = vec![None; bounds.len()];
+    let flush = |best: &mut [(u64, Option<Vec<TransId>>)], raised: &mut [Option<usize>], path: &[TransId]| {
+        for (b, r) in best.iter_mut().zip(raised.iter_mut()) {
+            if let Some(len) = r.take() {
+                b.1 = Some(path[..len].to_vec());
+            }
+        }
+    };
+    let mut rng = SmallRng::seed_from_u64(opts.seed);
+    let mut counters = WalkCounters::default();
+    let mut pacer = Pacer::default();
+    let mut path: Vec<TransId> = Vec::new();
+    let mut enabled = EnabledSet::new(net);
+    let stopped;
+    let span = LONGEST_WALK_LOG2 - SHORTEST_WALK_LOG2 + 1;
+    'walks: loop {
+        let limit = 1u64 << (SHORTEST_WALK_LOG2 + (counters.walks % span as u64) as u32);
+        counters.walks += 1;
+        let mut marking = initial.clone();
+        enabled.reset(&marking);
+        path.clear();
+        while (path.len() as u64) < limit {
+            match pacer.tick(16 + bounds.len(), budget) {
+                Err(why) => {
+                    stopped = Some(why);
+                    flush(&mut best, &mut raised, &path);
+                    break 'walks;
+                }
+                Ok(Some(seconds)) => observer.progress(&Progress {
+                    engine: "walk",
+                    seconds,
+                    counters: vec![("steps", counters.steps)],
+                }),
+                Ok(None) => {}
+            }
+            if enabled.is_empty() {
+                counters.dead_states += 1;
+                break;
+            }
+            let t = enabled.pick(&mut rng);
+            enabled.fire(t, &mut marking);
+            counters.steps += 1;
+            path.push(TransId(t));
+            for ((b, (value, _)), r) in bounds.iter().zip(&mut best).zip(&mut raised) {
+                let v = b.value(&marking);
+                if v > *value {
+                    *value = v;
+                    *r = Some(path.len());
+                }
+            }
+        }
+        flush(&mut best, &mut raised, &path);
+    }
+    let mut names = StepNames::default();
+    let answers = bounds
+        .iter()
+        .zip(best)
+        .map(|(b, (value, at))| BoundAnswer {
+            id: b.id.clone(),
+            lower: value,
+            upper: None,
+            lower_by: at.is_some().then_some("walk"),
+            upper_by: None,
+            reached: at.map(|path| Reached {
+                state: StateEntries::default(),
+                state_text: net
+                    .marking_after(path.iter().copied())
+                    .map_or_else(String::new, |m| net.marking_text(&m)),
+                witness: names.net_witness(net, path.iter().copied()),
+            }),
+        })
+        .collect();
+    let seconds = start.elapsed().as_secs_f64();
+    Report::of_bounds(
         "walk",
         answers,
         stopped,

@@ -1,11 +1,12 @@
 //! The query syntax of the command line (`--query`, `grammars/query.pest`): one property,
 //! `EF φ` or `AG φ`, with `AND`, `OR`, `NOT`, `TRUE`, `FALSE`, comparisons of sums of
-//! places and constants (`<=`, `<`, `>=`, `>`, `=`, `!=`) and `FIREABLE(t, …)`.
+//! places and constants (`<=`, `<`, `>=`, `>`, `=`, `!=`) and `FIREABLE(t, …)`; or a
+//! bound question, `BOUND(p1, p2, …)`.
 
 use super::{Names, MAX_DEPTH};
 use crate::parse::ParseError;
 use crate::system::net::Net;
-use crate::system::property::{Formula, Property, Quantifier, Sum};
+use crate::system::property::{BoundQuery, Formula, Property, Quantifier, Sum};
 use pest::error::InputLocation;
 use pest::iterators::Pair;
 use pest::Parser as _;
@@ -52,6 +53,42 @@ pub fn parse_query(text: &str, source: &str, net: &Net, id: &str) -> Result<Prop
         id: id.to_string(),
         quantifier,
         formula,
+    })
+}
+
+/// Whether `text` is a bound query (`BOUND(p1, …)`) rather than `EF φ` or `AG φ`.
+pub fn is_bound_query(text: &str) -> bool {
+    let t = text.trim_start();
+    t.len() >= 5 && t[..5].eq_ignore_ascii_case("BOUND") && t[5..].trim_start().starts_with('(')
+}
+
+/// Reads `text`, `BOUND(p1, p2, …)` about `net`, as the bound question `id`; errors name
+/// `source` and the column in `text`.
+pub fn parse_bound_query(text: &str, source: &str, net: &Net, id: &str) -> Result<BoundQuery, ParseError> {
+    let error = |offset: usize, message: String| ParseError::at(source, text, offset, message);
+    let pairs = QueryParser::parse(Rule::bound_query, text).map_err(|e| {
+        let offset = match e.location {
+            InputLocation::Pos(p) | InputLocation::Span((p, _)) => p,
+        };
+        error(
+            offset,
+            "a bound query lists places, e.g. `BOUND(p1, p2)`".to_string(),
+        )
+    })?;
+    let names = Names::new(net);
+    let mut places = Vec::new();
+    for pair in pairs
+        .flatten()
+        .filter(|p| matches!(p.as_rule(), Rule::ident | Rule::quoted))
+    {
+        let place = names
+            .place(name_of(&pair))
+            .map_err(|m| error(pair.as_span().start(), m))?;
+        places.push(place);
+    }
+    Ok(BoundQuery {
+        id: id.to_string(),
+        places,
     })
 }
 

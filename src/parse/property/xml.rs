@@ -3,13 +3,14 @@
 //! `id` and a `formula` that is `exists-path/finally` (EF) or `all-paths/globally` (AG)
 //! around a state formula of `conjunction`, `disjunction`, `negation`, `true`, `false`,
 //! `integer-le` (of `integer-constant` and `tokens-count` over `place`s) and `is-fireable`
-//! (over `transition`s). Other elements (`description`) are skipped; an element the
+//! (over `transition`s); or, in `UpperBounds.xml`, a `place-bound` over `place`s
+//! ([`read_queries`]). Other elements (`description`) are skipped; an element the
 //! formula grammar does not know is an error at its position.
 
 use super::{Names, MAX_DEPTH};
 use crate::parse::ParseError;
 use crate::system::net::Net;
-use crate::system::property::{Formula, Property, Quantifier, Sum};
+use crate::system::property::{BoundQuery, Formula, Property, Quantifier, Sum};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
@@ -21,8 +22,32 @@ struct Element {
     children: Vec<Element>,
 }
 
-/// Reads the properties of `text`, the contents of `file`, about `net`.
+/// What a property file asks: reachability properties, or bounds (`UpperBounds.xml`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Queries {
+    /// `EF φ` and `AG φ` properties.
+    Reachability(Vec<Property>),
+    /// `place-bound` questions.
+    Bounds(Vec<BoundQuery>),
+}
+
+/// Reads the reachability properties of `text`, the contents of `file`, about `net`.
 pub fn read_properties(text: &str, file: &str, net: &Net) -> Result<Vec<Property>, ParseError> {
+    match read_queries(text, file, net)? {
+        Queries::Reachability(properties) => Ok(properties),
+        Queries::Bounds(_) => Err(ParseError::at(
+            file,
+            text,
+            0,
+            "the file asks bounds (<place-bound>), not reachability properties".to_string(),
+        )),
+    }
+}
+
+/// Reads the questions of `text`, the contents of `file`, about `net`: reachability
+/// properties or bounds, as the first property's formula says; a file mixing both is an
+/// error at the first one of the other kind.
+pub fn read_queries(text: &str, file: &str, net: &Net) -> Result<Queries, ParseError> {
     let error = |offset: usize, message: String| ParseError::at(file, text, offset, message);
     let root = element_tree(text).map_err(|(o, m)| error(o, m))?;
     if root.name != "property-set" {
@@ -33,10 +58,60 @@ pub fn read_properties(text: &str, file: &str, net: &Net) -> Result<Vec<Property
     }
     let names = Names::new(net);
     let mut properties = Vec::new();
+    let mut bounds = Vec::new();
     for p in root.children.iter().filter(|c| c.name == "property") {
-        properties.push(property(p, &names).map_err(|(o, m)| error(o, m))?);
+        match bound(p, &names).map_err(|(o, m)| error(o, m))? {
+            Some(b) if properties.is_empty() => bounds.push(b),
+            None if bounds.is_empty() => properties.push(property(p, &names).map_err(|(o, m)| error(o, m))?),
+            _ => {
+                return Err(error(
+                    p.offset,
+                    "a file asks either bounds (<place-bound>) or reachability properties, not both"
+                        .to_string(),
+                ))
+            }
+        }
     }
-    Ok(properties)
+    Ok(if bounds.is_empty() {
+        Queries::Reachability(properties)
+    } else {
+        Queries::Bounds(bounds)
+    })
+}
+
+/// The bound question of `p` when its formula is a `<place-bound>`.
+fn bound(p: &Element, names: &Names<'_>) -> Result<Option<BoundQuery>, Failed> {
+    let Some(formula) = p.children.iter().find(|c| c.name == "formula") else {
+        return Ok(None);
+    };
+    let [b] = &formula.children[..] else {
+        return Ok(None);
+    };
+    if b.name != "place-bound" {
+        return Ok(None);
+    }
+    let id = p
+        .children
+        .iter()
+        .find(|c| c.name == "id")
+        .ok_or_else(|| (p.offset, "a <property> without <id>".to_string()))?
+        .text
+        .trim()
+        .to_string();
+    let mut places = Vec::new();
+    for c in &b.children {
+        if c.name != "place" {
+            return Err((
+                c.offset,
+                format!("<place-bound> lists <place>s, not <{}>", c.name),
+            ));
+        }
+        places.push(names.place(c.text.trim()).map_err(|m| (c.offset, m))?);
+    }
+    if places.is_empty() {
+        return Err((b.offset, "a <place-bound> lists at least one <place>".to_string()));
+    }
+    Ok(Some(BoundQuery { id, places }))
 }
 
 type Failed = (usize, String);

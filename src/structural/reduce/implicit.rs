@@ -134,5 +134,6 @@ fn is_implicit(
     let mut params = Params::new();
     params.set_u32("timeout", left.as_millis().clamp(1, u128::from(u32::MAX)) as u32);
     solver.set_params(&params);
-    solver.check() == SatResult::Sat
+    // An answer that comes after the timeout may be an interrupted check's: not believed.
+    solver.check() == SatResult::Sat && Instant::now() < until
 }

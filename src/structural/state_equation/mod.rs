@@ -39,6 +39,7 @@
 //! deadlock-free nets it was given in under 0.2 s each, microlp 33, and microlp needs
 //! bounds on every place to linearise the disjunctions soundly.
 
+pub(crate) mod bounds;
 pub(crate) mod deadlock;
 pub(crate) mod property;
 
@@ -108,6 +109,10 @@ pub(crate) struct Equation<'n> {
     pub marking: Vec<Int>,
     /// What the questions took so far.
     pub work: Work,
+    /// Per guard (by name; "" for none): the first candidate a search under it set aside.
+    /// The clauses that set candidates aside stay behind the guard, so a later search
+    /// under the same guard must not read an unsatisfiable system as a proof.
+    set_aside: hashbrown::HashMap<String, Vec<u64>>,
 }
 
 impl<'n> Equation<'n> {
@@ -145,6 +150,7 @@ impl<'n> Equation<'n> {
             fired,
             marking,
             work: Work::default(),
+            set_aside: hashbrown::HashMap::new(),
         }
     }
 
@@ -161,10 +167,17 @@ impl<'n> Equation<'n> {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        let key = guard.map_or_else(String::new, |g| g.to_string());
         let mut traps = 0;
         let mut set_aside = 0;
-        // The first solution no trap rules out and no firing order was found for.
-        let mut unfired: Option<Vec<u64>> = None;
+        // The first solution no trap rules out and no firing order was found for, by this
+        // search or an earlier one under the same guard.
+        // (Unguarded clauses bind every search.)
+        let mut unfired: Option<Vec<u64>> = self
+            .set_aside
+            .get(&key)
+            .or_else(|| self.set_aside.get(""))
+            .cloned();
         loop {
             if let Some(why) = budget.exhausted() {
                 return Search::Stopped(why);
@@ -179,7 +192,13 @@ impl<'n> Equation<'n> {
                 self.solver.set_params(&params);
             }
             self.work.solver_calls += 1;
-            match self.solver.check_assumptions(&assumptions) {
+            let result = self.solver.check_assumptions(&assumptions);
+            // The budget's watcher interrupts Z3, and an interrupted check's answer is not
+            // to be believed (seen answering Sat on a system without solutions).
+            if let Some(why) = budget.exhausted() {
+                return Search::Stopped(why);
+            }
+            match result {
                 SatResult::Unsat => {
                     return match unfired {
                         None => Search::Unsatisfiable,
@@ -215,6 +234,7 @@ impl<'n> Equation<'n> {
                 Realisation::NotFound => {}
             }
             let first = unfired.get_or_insert(candidate.clone());
+            self.set_aside.entry(key.clone()).or_insert_with(|| first.clone());
             if set_aside >= MAX_SET_ASIDE {
                 return Search::Candidate(first.clone());
             }

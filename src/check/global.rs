@@ -1,0 +1,272 @@
+//! The questions about a whole net that the engines are asked as reachability
+//! properties: quasi-liveness (one `EF FIREABLE(t)` per transition: every one must hold)
+//! and a stable place (one `AG p = m0(p)` per place: one must hold). The answers of the
+//! properties decide the question; the run ends as soon as they do, not when every
+//! property is decided.
+//!
+//! Before any engine, the structure answers what it can in microseconds: a place no
+//! transition changes is stable; a transition needing more tokens on a place than it holds
+//! initially, when no transition adds tokens to that place, never fires.
+
+use super::{check_once, CheckOptions};
+use crate::engine::{
+    Counters, GlobalAnswer, Observer, PropertyAnswer, Question, Report, RunResult, Settings, Stats,
+};
+use crate::system::model::Model;
+use crate::system::net::{Net, PlaceId, TransId};
+use crate::system::property::{Formula, Property, Quantifier, Sum};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// When the answers of a question's properties decide it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Aim {
+    /// Every property must be decided (reachability properties).
+    Every,
+    /// Decided by the first FALSE, or once every property is TRUE (quasi-liveness).
+    AllTrue,
+    /// Decided by the first TRUE, or once every property is FALSE (a stable place).
+    SomeTrue,
+}
+
+impl Aim {
+    /// The question's value from the answers so far, when they decide it.
+    pub(crate) fn value(self, answers: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+        let (mut trues, mut falses, mut all) = (0usize, 0usize, 0usize);
+        for a in answers {
+            all += 1;
+            match a {
+                Some(true) => trues += 1,
+                Some(false) => falses += 1,
+                None => {}
+            }
+        }
+        match self {
+            Aim::Every => (trues + falses == all).then_some(true),
+            Aim::AllTrue if falses > 0 => Some(false),
+            Aim::AllTrue => (trues == all).then_some(true),
+            Aim::SomeTrue if trues > 0 => Some(true),
+            Aim::SomeTrue => (falses == all).then_some(false),
+        }
+    }
+}
+
+/// The property "transition `t` can fire" of quasi-liveness, named by the transition.
+fn fires(net: &Net, t: TransId) -> Property {
+    Property {
+        id: net.transitions[t.index()].id.clone(),
+        quantifier: Quantifier::Ef,
+        formula: Formula::Fireable(vec![t]),
+    }
+}
+
+/// The property "place `p` keeps its initial tokens" of a stable place, named by the place.
+fn keeps(net: &Net, p: PlaceId) -> Property {
+    let tokens = Sum {
+        places: vec![p],
+        constant: 0,
+    };
+    let initial = Sum::constant(u64::from(net.places[p.index()].initial));
+    Property {
+        id: net.places[p.index()].id.clone(),
+        quantifier: Quantifier::Ag,
+        formula: Formula::And(vec![
+            Formula::Le(tokens.clone(), initial.clone()),
+            Formula::Le(initial, tokens),
+        ]),
+    }
+}
+
+/// Transitions that need more tokens on some place than it holds initially while no
+/// transition adds tokens to that place: they never fire.
+pub(crate) fn structurally_dead(net: &Net) -> Vec<TransId> {
+    let mut grows = vec![false; net.places.len()];
+    for t in &net.transitions {
+        for &(p, w) in &t.post {
+            if w > t.pre_weight(p) {
+                grows[p.index()] = true;
+            }
+        }
+    }
+    (0..net.transitions.len() as u32)
+        .map(TransId)
+        .filter(|&t| {
+            net.transitions[t.index()]
+                .needs()
+                .iter()
+                .any(|&(p, w)| !grows[p.index()] && net.places[p.index()].initial < w)
+        })
+        .collect()
+}
+
+/// Places that no transition changes: each transition puts back what it takes.
+fn structurally_stable(net: &Net) -> Option<PlaceId> {
+    let mut changed = vec![false; net.places.len()];
+    for t in &net.transitions {
+        for &(p, _) in t.pre.iter().chain(&t.post) {
+            if t.pre_weight(p) != t.post_weight(p) {
+                changed[p.index()] = true;
+            }
+        }
+    }
+    changed.iter().position(|c| !c).map(|p| PlaceId(p as u32))
+}
+
+/// Answers quasi-liveness or a stable place of `net`, the net of `model`.
+pub(super) fn check(
+    model: &Arc<Model>,
+    net: &Net,
+    opts: &CheckOptions,
+    observer: &mut dyn Observer,
+) -> RunResult {
+    let started = Instant::now();
+    let (name, aim) = match opts.question {
+        Question::QuasiLiveness => ("quasi-liveness", Aim::AllTrue),
+        _ => ("stable-marking", Aim::SomeTrue),
+    };
+    let structural = |value: bool, reason: String| {
+        let stats = Stats::new(Counters::default(), started.elapsed().as_secs_f64());
+        let global = GlobalAnswer {
+            value: Some(value),
+            decided_by: Some("structural"),
+            reason,
+            ..GlobalAnswer::unknown(name)
+        };
+        Ok(Report::of_global(
+            "structural",
+            global,
+            None,
+            stats,
+            Settings::default(),
+        ))
+    };
+    let properties: Vec<Property> = if aim == Aim::AllTrue {
+        if let Some(&t) = structurally_dead(net).first() {
+            let t = &net.transitions[t.index()];
+            return structural(
+                false,
+                format!(
+                    "transition {} never fires: it needs tokens on a place no transition fills",
+                    t.id
+                ),
+            );
+        }
+        (0..net.transitions.len() as u32)
+            .map(|t| fires(net, TransId(t)))
+            .collect()
+    } else {
+        if let Some(p) = structurally_stable(net) {
+            let place = &net.places[p.index()];
+            return structural(
+                true,
+                format!(
+                    "place {} keeps its {} tokens: every transition puts back what it takes",
+                    place.id, place.initial
+                ),
+            );
+        }
+        (0..net.places.len() as u32)
+            .map(|p| keeps(net, PlaceId(p)))
+            .collect()
+    };
+    if properties.is_empty() {
+        // No transition: every one fires (there is none); no place: none is stable.
+        return structural(
+            aim == Aim::AllTrue,
+            match aim {
+                Aim::AllTrue => "the net has no transition".into(),
+                _ => "the net has no place".into(),
+            },
+        );
+    }
+    let inner = CheckOptions {
+        question: Question::Reachability(properties.into()),
+        // The properties read every transition (or every place): a reduction keeping them
+        // would remove next to nothing.
+        reduce: Some(false),
+        ..opts.clone()
+    };
+    let mut report = check_once(model, &inner, aim, observer)?;
+    report.global = Some(decide(net, name, aim, &report.properties));
+    report.verdict = match report.global.as_ref().and_then(|g| g.value) {
+        Some(_) => crate::engine::Verdict::Answered,
+        None => crate::engine::Verdict::Inconclusive,
+    };
+    if report.verdict == crate::engine::Verdict::Answered {
+        report.stopped = None;
+    }
+    Ok(report)
+}
+
+/// Liveness of a net without transitions: TRUE, there is no transition to lose.
+pub(super) fn without_transitions() -> Report {
+    let global = GlobalAnswer {
+        value: Some(true),
+        decided_by: Some("structural"),
+        reason: "the net has no transition".into(),
+        ..GlobalAnswer::unknown("liveness")
+    };
+    let stats = Stats::new(Counters::default(), 0.0);
+    Report::of_global("structural", global, None, stats, Settings::default())
+}
+
+/// The question's answer from its properties' answers.
+fn decide(net: &Net, name: &'static str, aim: Aim, answers: &[PropertyAnswer]) -> GlobalAnswer {
+    let Some(value) = aim.value(answers.iter().map(|a| a.value)) else {
+        return GlobalAnswer::unknown(name);
+    };
+    let deciding = answers.iter().find(|a| a.value == Some(value));
+    let by = deciding.and_then(|a| a.decided_by);
+    let reason = match (aim, value, deciding) {
+        (Aim::AllTrue, false, Some(a)) => format!("transition {} never fires", a.id),
+        (Aim::AllTrue, _, _) => format!(
+            "each of the {} transitions fires on some reachable marking",
+            answers.len()
+        ),
+        (_, true, Some(a)) => {
+            let initial = net.places.iter().find(|p| p.id == a.id).map_or(0, |p| p.initial);
+            format!("place {} holds {initial} tokens in every reachable marking", a.id)
+        }
+        _ => format!(
+            "each of the {} places changes on some reachable marking",
+            answers.len()
+        ),
+    };
+    GlobalAnswer {
+        value: Some(value),
+        decided_by: by,
+        reason,
+        ..GlobalAnswer::unknown(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aims_decide_as_soon_as_the_answers_do() {
+        let v = |aim: Aim, a: &[Option<bool>]| aim.value(a.iter().copied());
+        assert_eq!(v(Aim::AllTrue, &[Some(true), None, Some(false)]), Some(false));
+        assert_eq!(v(Aim::AllTrue, &[Some(true), None]), None);
+        assert_eq!(v(Aim::AllTrue, &[Some(true), Some(true)]), Some(true));
+        assert_eq!(v(Aim::SomeTrue, &[Some(false), None, Some(true)]), Some(true));
+        assert_eq!(v(Aim::SomeTrue, &[Some(false), None]), None);
+        assert_eq!(v(Aim::SomeTrue, &[Some(false), Some(false)]), Some(false));
+        assert_eq!(v(Aim::Every, &[Some(false), None]), None);
+        assert_eq!(v(Aim::Every, &[Some(false), Some(true)]), Some(true));
+    }
+
+    #[test]
+    fn the_structure_finds_dead_transitions_and_unchanged_places() {
+        // p (1 token) → t → q; u needs 2 tokens on p, which nothing refills; r is only read.
+        let (mut net, [p, q, r]) = Net::with_places([("p", 1), ("q", 0), ("r", 1)]);
+        let t = net.add_transition_between("t", &[p], &[q]);
+        let u = net.add_transition("u", None);
+        net.add_pre(u, p, 2);
+        net.add_read(t, r);
+        assert_eq!(structurally_dead(&net), vec![u]);
+        assert_eq!(structurally_stable(&net), Some(r));
+        let _ = t;
+    }
+}
