@@ -78,7 +78,8 @@ fn keeps(net: &Net, p: PlaceId) -> Property {
 }
 
 /// Transitions that need more tokens on some place than it holds initially while no
-/// transition adds tokens to that place: they never fire.
+/// transition adds tokens to that place, or that need a place nothing can ever mark
+/// ([`Net::may_fire_from`]): they never fire.
 pub(crate) fn structurally_dead(net: &Net) -> Vec<TransId> {
     let mut grows = vec![false; net.places.len()];
     for t in &net.transitions {
@@ -88,13 +89,15 @@ pub(crate) fn structurally_dead(net: &Net) -> Vec<TransId> {
             }
         }
     }
+    let may_fire = net.may_fire_from(&net.initial_marking());
     (0..net.transitions.len() as u32)
         .map(TransId)
         .filter(|&t| {
-            net.transitions[t.index()]
-                .needs()
-                .iter()
-                .any(|&(p, w)| !grows[p.index()] && net.places[p.index()].initial < w)
+            !may_fire[t.index()]
+                || net.transitions[t.index()]
+                    .needs()
+                    .iter()
+                    .any(|&(p, w)| !grows[p.index()] && net.places[p.index()].initial < w)
         })
         .collect()
 }
@@ -198,16 +201,35 @@ pub(super) fn check(
     Ok(report)
 }
 
-/// Liveness of a net without transitions: TRUE, there is no transition to lose.
-pub(super) fn without_transitions() -> Report {
-    let global = GlobalAnswer {
-        value: Some(true),
-        decided_by: Some("structural"),
-        reason: "the net has no transition".into(),
-        ..GlobalAnswer::unknown("liveness")
+/// Liveness decided by the structure alone, if it is: TRUE for a net without
+/// transitions (there is none to lose), FALSE when a transition never fires.
+pub(super) fn structural_liveness(net: &Net) -> Option<Report> {
+    let global = match structurally_dead(net).first() {
+        _ if net.transitions.is_empty() => GlobalAnswer {
+            value: Some(true),
+            decided_by: Some("structural"),
+            reason: "the net has no transition".into(),
+            ..GlobalAnswer::unknown("liveness")
+        },
+        Some(&t) => GlobalAnswer {
+            value: Some(false),
+            decided_by: Some("structural"),
+            reason: format!(
+                "transition {} never fires: it needs tokens on a place nothing can fill",
+                net.transitions[t.index()].id
+            ),
+            ..GlobalAnswer::unknown("liveness")
+        },
+        None => return None,
     };
     let stats = Stats::new(Counters::default(), 0.0);
-    Report::of_global("structural", global, None, stats, Settings::default())
+    Some(Report::of_global(
+        "structural",
+        global,
+        None,
+        stats,
+        Settings::default(),
+    ))
 }
 
 /// The question's answer from its properties' answers.
@@ -267,6 +289,12 @@ mod tests {
         net.add_read(t, r);
         assert_eq!(structurally_dead(&net), vec![u]);
         assert_eq!(structurally_stable(&net), Some(r));
-        let _ = t;
+        // v needs s, which nothing ever marks; w needs q, which t marks.
+        let (s, z) = (net.add_place("s", None, 0), net.add_place("z", None, 0));
+        let v = net.add_transition_between("v", &[s], &[z]);
+        let w = net.add_transition_between("w", &[q], &[z]);
+        assert_eq!(structurally_dead(&net), vec![u, v]);
+        assert!(structural_liveness(&net).is_some_and(|r| r.global.is_some_and(|g| g.value == Some(false))));
+        let _ = (t, w);
     }
 }

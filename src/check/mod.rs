@@ -155,8 +155,8 @@ fn check_once(model: &Arc<Model>, opts: &CheckOptions, aim: Aim, observer: &mut 
         return reduced::check(model, net, opts, aim, observer);
     }
     if let (Question::Liveness, Model::Net(net)) = (&opts.question, &**model) {
-        if net.transitions.is_empty() {
-            return Ok(global::without_transitions());
+        if let Some(report) = global::structural_liveness(net) {
+            return Ok(report);
         }
     }
     let planned = plan(opts, Shape::of(model));

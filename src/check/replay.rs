@@ -268,6 +268,11 @@ pub(crate) fn replay_global(
                 .ok_or_else(|| refused(format!("{id} is no transition of the net")))?,
         );
     }
+    // What can never be marked again is confirmed without a search.
+    let may_fire = net.may_fire_from(&marking);
+    if missing.iter().all(|t| !may_fire[t.index()]) {
+        return Ok(());
+    }
     let mut seen: hashbrown::HashSet<Vec<u32>> = std::iter::once(marking.clone()).collect();
     let mut todo = vec![marking];
     while let Some(m) = todo.pop() {

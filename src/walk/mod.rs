@@ -66,7 +66,8 @@ impl Engine for WalkOptions {
     /// two tokens on a place, and a net's properties are decided by the markings it meets
     /// (the ones a witness decides: TRUE `EF`, FALSE `AG`).
     /// On bound questions it raises the lower bounds with the markings it meets; on
-    /// liveness, a dead marking it meets makes the net not live.
+    /// liveness, a walk's end from which some transition never fires again (searched when
+    /// its markings are few) makes the net not live.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
         match question {
             Question::Deadlock => true,
@@ -81,11 +82,8 @@ impl Engine for WalkOptions {
         if let Some((net, bounds)) = asked.net_bounds() {
             return Ok(reach::walk_bounds(net, bounds, self, asked.budget, observer));
         }
-        if asked.net_liveness().is_some() {
-            let report = asked.search_system(&self.system, |sys, system| {
-                walk(sys, &WalkOptions { system, ..*self }, asked.budget, observer)
-            })?;
-            return Ok(report.as_liveness());
+        if let Some(net) = asked.net_liveness() {
+            return Ok(reach::walk_liveness(net, self, asked.budget, observer));
         }
         if let Some((net, properties)) = asked.net_properties() {
             return Ok(reach::walk_properties(

@@ -7,8 +7,8 @@
 
 use super::{WalkCounters, WalkOptions, LONGEST_WALK_LOG2, SHORTEST_WALK_LOG2};
 use crate::engine::{
-    BoundAnswer, Budget, Counters, Observer, Pacer, Progress, PropertyAnswer, Reached, Report, Settings,
-    StateEntries, Stats, StepNames,
+    BoundAnswer, Budget, Counters, GlobalAnswer, Observer, Pacer, Progress, PropertyAnswer, Reached, Report,
+    Settings, StateEntries, Stats, StepNames,
 };
 use crate::system::net::{Net, PlaceId, TransId};
 use crate::system::property::{BoundQuery, Formula, Property};
@@ -201,6 +201,141 @@ pub(crate) fn walk_bounds(
     Report::of_bounds(
         "walk",
         answers,
+        stopped,
+        Stats::new(Counters::of(&counters), seconds),
+        Settings::default(),
+    )
+}
+
+/// Most markings the walk's liveness check stores while closing the markings reachable
+/// from a walk's end; beyond, it walks again.
+const CLOSURE_STATES: usize = 20_000;
+
+/// Liveness refuted by walks: each walk's end marking, when every marking reachable from
+/// it fits in [`CLOSURE_STATES`], has its forward closure searched; a transition enabled
+/// nowhere in that closure never fires again after the walk, so the net is not live (the
+/// walk is the witness, and the transitions the closure misses are checked again by the
+/// replay). A walk ending in a dead marking is the special case of a closure of one
+/// marking. Walks prove nothing the other way: the answer stays unknown until the budget
+/// runs out.
+pub(crate) fn walk_liveness(
+    net: &Net,
+    opts: &WalkOptions,
+    budget: &Budget,
+    observer: &mut dyn Observer,
+) -> Report {
+    let start = Instant::now();
+    let initial = net.initial_marking();
+    let mut rng = SmallRng::seed_from_u64(opts.seed);
+    let mut counters = WalkCounters::default();
+    let mut pacer = Pacer::default();
+    let mut path: Vec<TransId> = Vec::new();
+    let mut enabled = EnabledSet::new(net);
+    let mut global = GlobalAnswer::unknown("liveness");
+    let nt = net.transitions.len();
+    let stopped = 'walks: loop {
+        let limit = 1u64
+            << (SHORTEST_WALK_LOG2
+                + (counters.walks % (LONGEST_WALK_LOG2 - SHORTEST_WALK_LOG2 + 1) as u64) as u32);
+        counters.walks += 1;
+        let mut marking = initial.clone();
+        enabled.reset(&marking);
+        path.clear();
+        while (path.len() as u64) < limit && !enabled.is_empty() {
+            match pacer.tick(16, budget) {
+                Err(why) => break 'walks Some(why),
+                Ok(Some(seconds)) => observer.progress(&Progress {
+                    engine: "walk",
+                    seconds,
+                    counters: vec![("steps", counters.steps)],
+                }),
+                Ok(None) => {}
+            }
+            let t = enabled.pick(&mut rng);
+            enabled.fire(t, &mut marking);
+            counters.steps += 1;
+            path.push(TransId(t));
+        }
+        if enabled.is_empty() {
+            counters.dead_states += 1;
+        }
+        let may_fire = net.may_fire_from(&marking);
+        if !enabled.is_empty() && may_fire.iter().any(|&f| !f) {
+            let missing: Vec<String> = (0..nt)
+                .filter(|&t| !may_fire[t])
+                .map(|t| net.transitions[t].id.clone())
+                .collect();
+            global.value = Some(false);
+            global.decided_by = Some("walk");
+            global.reason = format!(
+                "after the walk, {} of the {nt} transitions need places no transition can mark again",
+                missing.len()
+            );
+            global.reached = Some(Reached {
+                state: StateEntries::default(),
+                state_text: net.marking_text(&marking),
+                witness: StepNames::default().net_witness(net, path.iter().copied()),
+            });
+            global.missing = missing;
+            break None;
+        }
+        // The markings reachable from the walk's end, and the transitions they enable.
+        let mut seen: hashbrown::HashSet<Vec<u32>> = std::iter::once(marking.clone()).collect();
+        let mut todo = vec![marking.clone()];
+        let mut fires = vec![false; nt];
+        let mut closed = true;
+        while let Some(m) = todo.pop() {
+            if let Err(why) = pacer.tick(nt, budget) {
+                break 'walks Some(why);
+            }
+            for (t, f) in fires.iter_mut().enumerate() {
+                let mut next = m.clone();
+                if net.fire(&mut next, TransId(t as u32)) {
+                    *f = true;
+                    if seen.insert(next.clone()) {
+                        todo.push(next);
+                    }
+                }
+            }
+            if seen.len() > CLOSURE_STATES {
+                closed = false;
+                break;
+            }
+        }
+        if !closed || fires.iter().all(|&f| f) {
+            continue;
+        }
+        let missing: Vec<String> = (0..nt)
+            .filter(|&t| !fires[t])
+            .map(|t| net.transitions[t].id.clone())
+            .collect();
+        global.value = Some(false);
+        global.decided_by = Some("walk");
+        global.reason = if seen.len() == 1 && missing.len() == nt {
+            "a dead marking is reachable".to_string()
+        } else {
+            format!(
+                "after the walk, the {} reachable markings never enable {} of the {nt} transitions",
+                seen.len(),
+                missing.len()
+            )
+        };
+        global.reached = Some(Reached {
+            state: StateEntries::default(),
+            state_text: net.marking_text(&marking),
+            witness: StepNames::default().net_witness(net, path.iter().copied()),
+        });
+        global.missing = if seen.len() == 1 && missing.len() == nt {
+            Vec::new()
+        } else {
+            missing
+        };
+        break None;
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    Report::of_global(
+        "walk",
+        global,
         stopped,
         Stats::new(Counters::of(&counters), seconds),
         Settings::default(),

@@ -329,6 +329,32 @@ impl Net {
     pub fn initial_marking(&self) -> Vec<u32> {
         self.places.iter().map(|p| p.initial).collect()
     }
+
+    /// Per transition: whether it may fire some day from `marking`, by an
+    /// over-approximation — a place may hold tokens if it holds some now or a transition
+    /// that may fire puts some there, and a transition may fire if every place it needs
+    /// may hold tokens (ignoring how many). A transition this says `false` of never fires
+    /// from `marking`: what it needs can never all be marked.
+    pub fn may_fire_from(&self, marking: &[u32]) -> Vec<bool> {
+        let mut marked: Vec<bool> = marking.iter().map(|&m| m > 0).collect();
+        let mut fires = vec![false; self.transitions.len()];
+        loop {
+            let mut changed = false;
+            for (t, tr) in self.transitions.iter().enumerate() {
+                if fires[t] || !tr.needs().iter().all(|&(p, _)| marked[p.index()]) {
+                    continue;
+                }
+                fires[t] = true;
+                changed = true;
+                for &(p, _) in &tr.post {
+                    marked[p.index()] = true;
+                }
+            }
+            if !changed {
+                return fires;
+            }
+        }
+    }
 }
 
 fn add_arc(arcs: &mut Vec<(PlaceId, u32)>, p: PlaceId, weight: u32) {
