@@ -8,7 +8,7 @@
 use super::{WalkCounters, WalkOptions, LONGEST_WALK_LOG2, SHORTEST_WALK_LOG2};
 use crate::engine::{
     BoundAnswer, Budget, Counters, GlobalAnswer, Observer, Pacer, Progress, PropertyAnswer, Reached, Report,
-    Settings, StateEntries, Stats, StepNames,
+    Settings, StateEntries, Stats, StepNames, StopReason,
 };
 use crate::system::net::{Net, PlaceId, TransId};
 use crate::system::property::{BoundQuery, Formula, Property};
@@ -29,11 +29,7 @@ pub(crate) fn walk_properties(
     let targets: Vec<Formula> = properties.iter().map(Property::target).collect();
     let mut reached: Vec<Option<(Vec<u32>, Vec<TransId>)>> = vec![None; properties.len()];
     let mut open = properties.len();
-    let mut rng = SmallRng::seed_from_u64(opts.seed);
-    let mut counters = WalkCounters::default();
-    let mut pacer = Pacer::default();
-    let mut path: Vec<TransId> = Vec::new();
-    let mut enabled = EnabledSet::new(net);
+    let mut walker = NetWalker::new(net, opts.seed);
     let mut stopped = None;
     let check = |marking: &[u32], path: &[TransId], reached: &mut [Option<(Vec<u32>, Vec<TransId>)>]| {
         let mut closed = 0;
@@ -45,39 +41,21 @@ pub(crate) fn walk_properties(
         }
         closed
     };
-    let initial = net.initial_marking();
-    open -= check(&initial, &[], &mut reached);
-    let span = LONGEST_WALK_LOG2 - SHORTEST_WALK_LOG2 + 1;
+    open -= check(&walker.initial, &[], &mut reached);
     'walks: while open > 0 {
-        let limit = 1u64 << (SHORTEST_WALK_LOG2 + (counters.walks % span as u64) as u32);
-        counters.walks += 1;
-        let mut marking = initial.clone();
-        enabled.reset(&marking);
-        path.clear();
-        while (path.len() as u64) < limit && open > 0 {
-            match pacer.tick(16, budget) {
+        walker.start_walk();
+        while open > 0 {
+            match walker.step(16, budget, observer, &[("open properties", open as u64)]) {
                 Err(why) => {
                     stopped = Some(why);
                     break 'walks;
                 }
-                Ok(Some(seconds)) => observer.progress(&Progress {
-                    engine: "walk",
-                    seconds,
-                    counters: vec![("steps", counters.steps), ("open properties", open as u64)],
-                }),
-                Ok(None) => {}
+                Ok(false) => break,
+                Ok(true) => open -= check(&walker.marking, &walker.path, &mut reached),
             }
-            if enabled.is_empty() {
-                counters.dead_states += 1;
-                break;
-            }
-            let t = enabled.pick(&mut rng);
-            enabled.fire(t, &mut marking);
-            counters.steps += 1;
-            path.push(TransId(t));
-            open -= check(&marking, &path, &mut reached);
         }
     }
+    let counters = walker.counters;
     let mut names = StepNames::default();
     let answers = properties
         .iter()
@@ -133,51 +111,29 @@ pub(crate) fn walk_bounds(
             }
         }
     };
-    let mut rng = SmallRng::seed_from_u64(opts.seed);
-    let mut counters = WalkCounters::default();
-    let mut pacer = Pacer::default();
-    let mut path: Vec<TransId> = Vec::new();
-    let mut enabled = EnabledSet::new(net);
-    let stopped;
-    let span = LONGEST_WALK_LOG2 - SHORTEST_WALK_LOG2 + 1;
-    'walks: loop {
-        let limit = 1u64 << (SHORTEST_WALK_LOG2 + (counters.walks % span as u64) as u32);
-        counters.walks += 1;
-        let mut marking = initial.clone();
-        enabled.reset(&marking);
-        path.clear();
-        while (path.len() as u64) < limit {
-            match pacer.tick(16 + bounds.len(), budget) {
+    let mut walker = NetWalker::new(net, opts.seed);
+    let stopped = 'walks: loop {
+        walker.start_walk();
+        loop {
+            match walker.step(16 + bounds.len(), budget, observer, &[]) {
                 Err(why) => {
-                    stopped = Some(why);
-                    flush(&mut best, &mut raised, &path);
-                    break 'walks;
+                    flush(&mut best, &mut raised, &walker.path);
+                    break 'walks Some(why);
                 }
-                Ok(Some(seconds)) => observer.progress(&Progress {
-                    engine: "walk",
-                    seconds,
-                    counters: vec![("steps", counters.steps)],
-                }),
-                Ok(None) => {}
+                Ok(false) => break,
+                Ok(true) => {}
             }
-            if enabled.is_empty() {
-                counters.dead_states += 1;
-                break;
-            }
-            let t = enabled.pick(&mut rng);
-            enabled.fire(t, &mut marking);
-            counters.steps += 1;
-            path.push(TransId(t));
             for ((b, (value, _)), r) in bounds.iter().zip(&mut best).zip(&mut raised) {
-                let v = b.value(&marking);
+                let v = b.value(&walker.marking);
                 if v > *value {
                     *value = v;
-                    *r = Some(path.len());
+                    *r = Some(walker.path.len());
                 }
             }
         }
-        flush(&mut best, &mut raised, &path);
-    }
+        flush(&mut best, &mut raised, &walker.path);
+    };
+    let counters = walker.counters;
     let mut names = StepNames::default();
     let answers = bounds
         .iter()
@@ -225,42 +181,21 @@ pub(crate) fn walk_liveness(
     observer: &mut dyn Observer,
 ) -> Report {
     let start = Instant::now();
-    let initial = net.initial_marking();
-    let mut rng = SmallRng::seed_from_u64(opts.seed);
-    let mut counters = WalkCounters::default();
-    let mut pacer = Pacer::default();
-    let mut path: Vec<TransId> = Vec::new();
-    let mut enabled = EnabledSet::new(net);
+    let mut walker = NetWalker::new(net, opts.seed);
     let mut global = GlobalAnswer::unknown("liveness");
     let nt = net.transitions.len();
     let stopped = 'walks: loop {
-        let limit = 1u64
-            << (SHORTEST_WALK_LOG2
-                + (counters.walks % (LONGEST_WALK_LOG2 - SHORTEST_WALK_LOG2 + 1) as u64) as u32);
-        counters.walks += 1;
-        let mut marking = initial.clone();
-        enabled.reset(&marking);
-        path.clear();
-        while (path.len() as u64) < limit && !enabled.is_empty() {
-            match pacer.tick(16, budget) {
+        walker.start_walk();
+        loop {
+            match walker.step(16, budget, observer, &[]) {
                 Err(why) => break 'walks Some(why),
-                Ok(Some(seconds)) => observer.progress(&Progress {
-                    engine: "walk",
-                    seconds,
-                    counters: vec![("steps", counters.steps)],
-                }),
-                Ok(None) => {}
+                Ok(false) => break,
+                Ok(true) => {}
             }
-            let t = enabled.pick(&mut rng);
-            enabled.fire(t, &mut marking);
-            counters.steps += 1;
-            path.push(TransId(t));
         }
-        if enabled.is_empty() {
-            counters.dead_states += 1;
-        }
-        let may_fire = net.may_fire_from(&marking);
-        if !enabled.is_empty() && may_fire.iter().any(|&f| !f) {
+        let (marking, path) = (&walker.marking, &walker.path);
+        let may_fire = net.may_fire_from(marking);
+        if !walker.enabled.is_empty() && may_fire.iter().any(|&f| !f) {
             let missing: Vec<String> = (0..nt)
                 .filter(|&t| !may_fire[t])
                 .map(|t| net.transitions[t].id.clone())
@@ -273,7 +208,7 @@ pub(crate) fn walk_liveness(
             );
             global.reached = Some(Reached {
                 state: StateEntries::default(),
-                state_text: net.marking_text(&marking),
+                state_text: net.marking_text(marking),
                 witness: StepNames::default().net_witness(net, path.iter().copied()),
             });
             global.missing = missing;
@@ -285,11 +220,11 @@ pub(crate) fn walk_liveness(
         let mut fires = vec![false; nt];
         let mut closed = true;
         while let Some(m) = todo.pop() {
-            if let Err(why) = pacer.tick(nt, budget) {
+            if let Err(why) = walker.pacer.tick(nt, budget) {
                 break 'walks Some(why);
             }
             for (t, f) in fires.iter_mut().enumerate() {
-                let mut next = m.clone();
+                let mut next: Vec<u32> = m.clone();
                 if net.fire(&mut next, TransId(t as u32)) {
                     *f = true;
                     if seen.insert(next.clone()) {
@@ -322,7 +257,7 @@ pub(crate) fn walk_liveness(
         };
         global.reached = Some(Reached {
             state: StateEntries::default(),
-            state_text: net.marking_text(&marking),
+            state_text: net.marking_text(marking),
             witness: StepNames::default().net_witness(net, path.iter().copied()),
         });
         global.missing = if seen.len() == 1 && missing.len() == nt {
@@ -337,9 +272,83 @@ pub(crate) fn walk_liveness(
         "walk",
         global,
         stopped,
-        Stats::new(Counters::of(&counters), seconds),
+        Stats::new(Counters::of(&walker.counters), seconds),
         Settings::default(),
     )
+}
+
+/// Random walks over the markings of a net: the walk in progress (its marking and firing
+/// sequence) and what the walks counted. Walk lengths cycle through powers of two.
+struct NetWalker<'n> {
+    initial: Vec<u32>,
+    rng: SmallRng,
+    counters: WalkCounters,
+    pacer: Pacer,
+    enabled: EnabledSet,
+    marking: Vec<u32>,
+    path: Vec<TransId>,
+    /// The current walk's length at most.
+    limit: u64,
+    _net: std::marker::PhantomData<&'n Net>,
+}
+
+impl<'n> NetWalker<'n> {
+    fn new(net: &'n Net, seed: u64) -> NetWalker<'n> {
+        NetWalker {
+            initial: net.initial_marking(),
+            rng: SmallRng::seed_from_u64(seed),
+            counters: WalkCounters::default(),
+            pacer: Pacer::default(),
+            enabled: EnabledSet::new(net),
+            marking: Vec::new(),
+            path: Vec::new(),
+            limit: 0,
+            _net: std::marker::PhantomData,
+        }
+    }
+
+    /// Starts the next walk at the initial marking.
+    fn start_walk(&mut self) {
+        let span = u64::from(LONGEST_WALK_LOG2 - SHORTEST_WALK_LOG2 + 1);
+        self.limit = 1u64 << (u64::from(SHORTEST_WALK_LOG2) + self.counters.walks % span);
+        self.counters.walks += 1;
+        self.marking.clone_from(&self.initial);
+        self.enabled.reset(&self.marking);
+        self.path.clear();
+    }
+
+    /// Fires one more step of the walk: `Ok(true)` when it did, `Ok(false)` when the walk
+    /// ended (its length, or a dead marking), the reason when the budget ran out. The
+    /// progress line shows the steps and `extra`.
+    fn step(
+        &mut self,
+        work: usize,
+        budget: &Budget,
+        observer: &mut dyn Observer,
+        extra: &[(&'static str, u64)],
+    ) -> Result<bool, StopReason> {
+        if self.path.len() as u64 >= self.limit {
+            return Ok(false);
+        }
+        if let Some(seconds) = self.pacer.tick(work, budget)? {
+            let mut counters = vec![("steps", self.counters.steps)];
+            counters.extend_from_slice(extra);
+            observer.progress(&Progress {
+                engine: "walk",
+                seconds,
+                counters,
+            });
+        }
+        if self.enabled.is_empty() {
+            self.counters.dead_states += 1;
+            return Ok(false);
+        }
+        let t = self.enabled.pick(&mut self.rng);
+        self.enabled.fire(t, &mut self.marking);
+        self.counters.steps += 1;
+        self.path.push(TransId(t));
+        Ok(true)
+    }
 }
 
 /// The enabled transitions of a marking, kept up to date as transitions fire: firing `t`
