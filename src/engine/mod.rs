@@ -79,6 +79,16 @@ impl Question {
         }
     }
 
+    /// Whether a search that meets every marking it can answers this question of a net:
+    /// OneSafe, reachability properties, bounds and liveness (quasi-liveness and a
+    /// stable place reach the engines as reachability properties).
+    pub fn read_off_markings(&self) -> bool {
+        matches!(
+            self,
+            Question::OneSafe | Question::Reachability(_) | Question::Bounds(_) | Question::Liveness
+        )
+    }
+
     /// The system options that ask this question of a model: the OneSafe view for
     /// OneSafe, the model itself otherwise.
     pub fn system_options(&self, opts: &SystemOptions) -> SystemOptions {

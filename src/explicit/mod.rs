@@ -47,13 +47,7 @@ impl Engine for ExplicitOptions {
     /// Every reachable state is visited, so every question about states is answered;
     /// the OneSafe view's faults are the markings with two tokens on a place.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
-        match question {
-            Question::Deadlock => true,
-            Question::OneSafe | Question::Reachability(_) | Question::Bounds(_) | Question::Liveness => {
-                kind == ModelKind::Net
-            }
-            _ => false,
-        }
+        *question == Question::Deadlock || (question.read_off_markings() && kind == ModelKind::Net)
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {

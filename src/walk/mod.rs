@@ -69,13 +69,7 @@ impl Engine for WalkOptions {
     /// liveness, a walk's end from which some transition never fires again (searched when
     /// its markings are few) makes the net not live.
     fn answers(&self, question: &Question, kind: ModelKind) -> bool {
-        match question {
-            Question::Deadlock => true,
-            Question::OneSafe | Question::Reachability(_) | Question::Bounds(_) | Question::Liveness => {
-                kind == ModelKind::Net
-            }
-            _ => false,
-        }
+        *question == Question::Deadlock || (question.read_off_markings() && kind == ModelKind::Net)
     }
 
     fn run(&self, asked: Asked<'_>, observer: &mut dyn Observer) -> RunResult {
