@@ -63,10 +63,10 @@ pub fn report_text(model: &str, report: &Report, opts: TextOptions) -> String {
         let _ = writeln!(s, "  stopped: {why}{incomplete}");
     }
     match &report.global {
-        Some(g) => write_global(&mut s, g, report.properties.len()),
-        None => write_properties(&mut s, report),
+        Some(g) => write_global(&mut s, g, report.properties.len(), opts),
+        None => write_properties(&mut s, report, opts),
     }
-    write_bounds(&mut s, report);
+    write_bounds(&mut s, report, opts);
     let bad: Vec<&Finding> = report
         .findings
         .iter()
@@ -236,7 +236,7 @@ fn run_text(run: &EngineRun) -> String {
 /// The answer to a question about the whole net: why, with the witness when a marking
 /// decided it; the per-transition or per-place properties it was asked through are in
 /// the JSON only (`count` of them).
-fn write_global(s: &mut String, g: &GlobalAnswer, count: usize) {
+fn write_global(s: &mut String, g: &GlobalAnswer, count: usize, opts: TextOptions) {
     if !g.reason.is_empty() {
         let by = g.decided_by.map(|b| format!(" ({b})")).unwrap_or_default();
         let _ = writeln!(s, "  why: {}{by}", g.reason);
@@ -249,13 +249,13 @@ fn write_global(s: &mut String, g: &GlobalAnswer, count: usize) {
         );
     }
     if let Some(r) = &g.reached {
-        write_reached(s, r);
+        write_reached(s, r, opts);
     }
 }
 
 /// Each bound: its value when known, else what is known of it, with the witness of the
 /// largest sum reached.
-fn write_bounds(s: &mut String, report: &Report) {
+fn write_bounds(s: &mut String, report: &Report, opts: TextOptions) {
     for b in &report.bounds {
         match (b.value(), b.upper) {
             (Some(v), _) => {
@@ -269,34 +269,45 @@ fn write_bounds(s: &mut String, report: &Report) {
             }
         }
         if let Some(r) = &b.reached {
-            write_reached(s, r);
+            write_reached(s, r, opts);
         }
     }
 }
 
-/// A reached marking and its witness.
-fn write_reached(s: &mut String, r: &Reached) {
-    let steps: Vec<String> = r.witness.steps.iter().map(|st| st.shown()).collect();
+/// Steps of a reached marking's witness the text shows without `-v`: a walk's witness
+/// can be hundreds of thousands of steps long.
+const SHOWN_STEPS: usize = 64;
+
+/// A reached marking and its witness (its first [`SHOWN_STEPS`] steps unless verbose; the
+/// JSON report holds every step).
+fn write_reached(s: &mut String, r: &Reached, opts: TextOptions) {
     if !r.state_text.is_empty() {
         let _ = writeln!(s, "    marking: {}", r.state_text);
     }
-    match steps.len() {
-        0 => {
-            let _ = writeln!(s, "    witness: the initial marking");
-        }
-        n => {
-            let _ = writeln!(
-                s,
-                "    witness ({}): {}",
-                plural(n, "step", "steps"),
-                steps.join(" ")
-            );
-        }
+    let n = r.witness.steps.len();
+    if n == 0 {
+        let _ = writeln!(s, "    witness: the initial marking");
+        return;
     }
+    let shown = if opts.verbose { n } else { n.min(SHOWN_STEPS) };
+    let steps: Vec<String> = r.witness.steps[..shown].iter().map(|st| st.shown()).collect();
+    let more = match n - shown {
+        0 => String::new(),
+        rest => format!(
+            " … ({} more; -v or --json shows them)",
+            plural(rest, "step", "steps")
+        ),
+    };
+    let _ = writeln!(
+        s,
+        "    witness ({}): {}{more}",
+        plural(n, "step", "steps"),
+        steps.join(" ")
+    );
 }
 
 /// Each property's answer, and the witness of those a reached marking decided.
-fn write_properties(s: &mut String, report: &Report) {
+fn write_properties(s: &mut String, report: &Report, opts: TextOptions) {
     for p in &report.properties {
         let value = match p.value {
             Some(true) => "TRUE",
@@ -305,7 +316,7 @@ fn write_properties(s: &mut String, report: &Report) {
         };
         let _ = writeln!(s, "  {}: {value}", p.id);
         if let Some(r) = &p.reached {
-            write_reached(s, r);
+            write_reached(s, r, opts);
         }
     }
 }

@@ -100,13 +100,28 @@ impl LpOptions {
         let sums: Vec<Vec<PlaceId>> = asked.iter().map(|b| b.places.clone()).collect();
         let outcome = bounds::upper_bounds(net, &sums, budget);
         let initial = net.initial_marking();
+        let mut names = StepNames::default();
         let answers = asked
             .iter()
             .zip(&outcome.bounds)
-            .map(|(b, upper)| BoundAnswer {
-                upper: *upper,
-                upper_by: upper.map(|_| "lp"),
-                ..BoundAnswer::initial(&b.id, b.value(&initial))
+            .zip(&outcome.reached)
+            .map(|((b, upper), reached)| {
+                let mut answer = BoundAnswer {
+                    upper: *upper,
+                    upper_by: upper.map(|_| "lp"),
+                    ..BoundAnswer::initial(&b.id, b.value(&initial))
+                };
+                let path = reached.as_ref().map(|r| r.iter().map(|&t| TransId(t as u32)));
+                if let Some(marking) = path.clone().and_then(|p| net.marking_after(p)) {
+                    answer.lower = b.value(&marking);
+                    answer.lower_by = Some("lp");
+                    answer.reached = Some(Reached {
+                        state: StateEntries::default(),
+                        state_text: net.marking_text(&marking),
+                        witness: names.net_witness(net, path.into_iter().flatten()),
+                    });
+                }
+                answer
             })
             .collect();
         let stats = Stats::new(counters(net, &Work::default()), start.elapsed().as_secs_f64());

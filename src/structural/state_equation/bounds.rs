@@ -20,12 +20,19 @@
 //! constraints hold in every reachable marking, so those learnt for one sum stay for the
 //! next.
 //!
+//! A maximum is exact when some reachable marking attains it. The optimal solution's
+//! transition counts say which run could: [`realise`] looks for an order that fires them
+//! from the initial marking (as the deadlock search does with its dead solutions), and a
+//! found one is the bound's witness. Nets whose bounds need long coordinated runs (many
+//! tokens moved through a pipeline) are out of reach of random walks, not of this.
+//!
 //! All sums of a call share one context and one `Optimize`: the equation is asserted
 //! once, each sum's objective and its trap constraints sit behind `push`/`pop`, and the
 //! trap constraints are asserted again after the `pop`.
 
-use super::{largest_trap_within, with_solver, Equation, MAX_TRAP_CONSTRAINTS};
+use super::{largest_trap_within, with_solver, Equation, MAX_REMAINDERS, MAX_TRAP_CONSTRAINTS};
 use crate::engine::{Budget, StopReason};
+use crate::structural::realise::{realise, Realisation};
 use crate::system::net::{Net, PlaceId};
 use z3::ast::{Ast, Bool, Int};
 use z3::{AstKind, Optimize, SatResult, Solver};
@@ -37,6 +44,10 @@ pub(crate) struct BoundsOutcome {
     /// none was proved (the state equation allows arbitrarily many tokens, the sum was not
     /// asked before the budget ran out, or Z3 gave up).
     pub bounds: Vec<Option<u64>>,
+    /// Per sum: a firing sequence (transitions by index) to a marking that puts the
+    /// bound's tokens on the sum, when the maximising solution could be fired (so the
+    /// bound is exact).
+    pub reached: Vec<Option<Vec<usize>>>,
     /// Why the run stopped before every sum was asked, if it did.
     pub stopped: Option<StopReason>,
 }
@@ -57,6 +68,7 @@ fn upper_bounds_refined(
 ) -> BoundsOutcome {
     let mut outcome = BoundsOutcome {
         bounds: vec![None; sums.len()],
+        reached: vec![None; sums.len()],
         stopped: None,
     };
     if sums.iter().all(|places| places.is_empty()) {
@@ -79,11 +91,13 @@ fn upper_bounds_refined(
         let mut maximiser = Maximiser {
             net,
             marking: &equation.marking,
+            fired: &equation.fired,
+            columns: &equation.columns,
             optimize,
             budget,
             max_traps,
         };
-        for (bound, places) in outcome.bounds.iter_mut().zip(sums) {
+        for ((bound, reached), places) in outcome.bounds.iter_mut().zip(&mut outcome.reached).zip(sums) {
             if places.iter().any(|p| unbounded[p.index()]) {
                 continue;
             }
@@ -92,7 +106,18 @@ fn upper_bounds_refined(
                 break;
             }
             match maximiser.maximum(places) {
-                Maximum::Bounded(b) => *bound = Some(b),
+                Maximum::Bounded(b, counts) => {
+                    *bound = Some(b);
+                    let Some(counts) = counts else { continue };
+                    match realise(net, &counts, budget, MAX_REMAINDERS) {
+                        Realisation::Found(sequence) => *reached = Some(sequence),
+                        Realisation::NotFound => {}
+                        Realisation::Stopped(why) => {
+                            outcome.stopped = Some(why);
+                            break;
+                        }
+                    }
+                }
                 Maximum::GaveUp(best) => *bound = best,
                 Maximum::Stopped(why, best) => {
                     *bound = best;
@@ -182,8 +207,9 @@ fn unbounded_places(equation: &Equation, budget: &Budget) -> Result<Vec<bool>, S
 
 /// How the question for one sum's maximum ended.
 enum Maximum {
-    /// No solution puts more tokens on the sum.
-    Bounded(u64),
+    /// No solution puts more tokens on the sum; with the transition counts of a solution
+    /// that puts that many, when the bound exceeds the initial sum.
+    Bounded(u64, Option<Vec<u64>>),
     /// Z3 gave up for a reason of its own, after proving the bound given, if any.
     GaveUp(Option<u64>),
     /// The budget ran out, after the bound given was proved, if any.
@@ -195,6 +221,10 @@ struct Maximiser<'a> {
     net: &'a Net,
     /// The marking's variables, one per place.
     marking: &'a [Int],
+    /// The transition counts' variables, one per transition.
+    fired: &'a [Int],
+    /// Per transition: (place, output − input) where it is not zero.
+    columns: &'a [Vec<(usize, i64)>],
     optimize: Optimize,
     budget: &'a Budget,
     /// Most trap constraints one sum adds.
@@ -206,7 +236,7 @@ impl Maximiser<'_> {
     /// unbounded ([`unbounded_places`]).
     fn maximum(&mut self, places: &[PlaceId]) -> Maximum {
         if places.is_empty() {
-            return Maximum::Bounded(0);
+            return Maximum::Bounded(0, None);
         }
         let terms: Vec<&Int> = places.iter().map(|p| &self.marking[p.index()]).collect();
         let sum = Int::add(&terms);
@@ -240,15 +270,18 @@ impl Maximiser<'_> {
                 "[qpor internal bug] a trap constraint raised the maximum"
             );
             best = Some(upper);
-            if upper <= initial || learnt.len() >= self.max_traps {
-                break Maximum::Bounded(upper);
+            if upper <= initial {
+                break Maximum::Bounded(upper, None);
+            }
+            if learnt.len() >= self.max_traps {
+                break Maximum::Bounded(upper, self.counts());
             }
             let Some(candidate) = self.solution() else {
-                break Maximum::Bounded(upper);
+                break Maximum::Bounded(upper, None);
             };
             let trap = largest_trap_within(self.net, &candidate);
             if !trap.iter().any(|&p| self.net.places[p].initial > 0) {
-                break Maximum::Bounded(upper);
+                break Maximum::Bounded(upper, self.counts());
             }
             let tokens: Vec<&Int> = trap.iter().map(|&p| &self.marking[p]).collect();
             let constraint = Int::add(&tokens).ge(Int::from_i64(1));
@@ -272,6 +305,23 @@ impl Maximiser<'_> {
             return None;
         }
         upper.as_int()?.as_u64()
+    }
+
+    /// The transition counts of the optimal solution (a transition that changes nothing
+    /// need not fire).
+    fn counts(&self) -> Option<Vec<u64>> {
+        let model = self.optimize.get_model()?;
+        self.fired
+            .iter()
+            .zip(self.columns)
+            .map(|(x, column)| {
+                if column.is_empty() {
+                    Some(0)
+                } else {
+                    model.eval(x, true)?.as_u64()
+                }
+            })
+            .collect()
     }
 
     /// The marking of the optimal solution.
@@ -396,6 +446,22 @@ mod tests {
         let refined = bounds(&net, &sums);
         assert_eq!(refined, [Some(1)]);
         assert!(refined[0].unwrap() >= true_maximum(&reachable(&net, 10).unwrap(), &[q]));
+    }
+
+    #[test]
+    fn a_maximum_behind_a_long_run_comes_with_the_run() {
+        // 500 tokens move one by one from p through q to r: r's bound is 500, and the
+        // maximising solution's counts (t and u 500 times each) fire in some order.
+        let (mut net, [p, q, r]) = Net::with_places([("p", 500), ("q", 0), ("r", 0)]);
+        net.add_transition_between("t", &[p], &[q]);
+        net.add_transition_between("u", &[q], &[r]);
+        let outcome = upper_bounds(&net, &[vec![r], vec![p]], &Budget::new(None));
+        assert_eq!(outcome.bounds, vec![Some(500), Some(500)]);
+        let run = outcome.reached[0].as_ref().expect("the maximum is realised");
+        let reached = net.marking_after(run.iter().map(|&t| TransId(t as u32)));
+        assert_eq!(reached.map(|m| m[r.index()]), Some(500));
+        // p's maximum is its initial count: nothing to fire, no run.
+        assert_eq!(outcome.reached[1], None);
     }
 
     #[test]
