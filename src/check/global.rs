@@ -10,13 +10,14 @@
 
 use super::{check_once, CheckOptions};
 use crate::engine::{
-    Counters, GlobalAnswer, Observer, PropertyAnswer, Question, Report, RunResult, Settings, Stats,
+    Budget, Counters, GlobalAnswer, Observer, PropertyAnswer, Question, Report, RunResult, Settings, Stats,
 };
+use crate::structural::siphon_trap::{self, StructuralLiveness};
 use crate::system::model::Model;
 use crate::system::net::{Net, PlaceId, TransId};
 use crate::system::property::{Formula, Property, Quantifier, Sum};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// When the answers of a question's properties decide it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -154,6 +155,11 @@ pub(super) fn check(
                 ),
             );
         }
+        let budget = structural_budget(opts);
+        let mut never_empties = |siphon: &[usize]| never_empties(net, siphon, &budget);
+        if let StructuralLiveness::Live(why) = siphon_trap::liveness(net, &budget, &mut never_empties) {
+            return structural(true, format!("{why}; so every transition fires"));
+        }
         (0..net.transitions.len() as u32)
             .map(|t| fires(net, TransId(t)))
             .collect()
@@ -201,28 +207,52 @@ pub(super) fn check(
     Ok(report)
 }
 
+/// The budget of a structural check run before the engines: a tenth of the time limit
+/// (a second without one), ended by an interrupt too.
+pub(super) fn structural_budget(opts: &CheckOptions) -> Budget {
+    let share = opts.limits.time_limit.map_or(Duration::from_secs(1), |l| l / 10);
+    let budget = Budget::new(Some(share));
+    match &opts.limits.interrupt {
+        Some(token) => budget.with_cancel(token.clone()),
+        None => budget,
+    }
+}
+
 /// Liveness decided by the structure alone, if it is: TRUE for a net without
-/// transitions (there is none to lose), FALSE when a transition never fires.
-pub(super) fn structural_liveness(net: &Net) -> Option<Report> {
+/// transitions (there is none to lose), FALSE when a transition never fires, and either
+/// from the siphon-trap property of an ordinary asymmetric-choice net (TRUE) or
+/// free-choice net (TRUE or FALSE), by the theorems in [`siphon_trap`].
+pub(super) fn structural_liveness(net: &Net, budget: &Budget) -> Option<Report> {
+    let started = Instant::now();
+    let answer = |value: bool, reason: String| GlobalAnswer {
+        value: Some(value),
+        decided_by: Some("structural"),
+        reason,
+        ..GlobalAnswer::unknown("liveness")
+    };
     let global = match structurally_dead(net).first() {
-        _ if net.transitions.is_empty() => GlobalAnswer {
-            value: Some(true),
-            decided_by: Some("structural"),
-            reason: "the net has no transition".into(),
-            ..GlobalAnswer::unknown("liveness")
-        },
-        Some(&t) => GlobalAnswer {
-            value: Some(false),
-            decided_by: Some("structural"),
-            reason: format!(
+        _ if net.transitions.is_empty() => answer(true, "the net has no transition".into()),
+        Some(&t) => answer(
+            false,
+            format!(
                 "transition {} never fires: it needs tokens on a place nothing can fill",
                 net.transitions[t.index()].id
             ),
-            ..GlobalAnswer::unknown("liveness")
+        ),
+        None => match siphon_trap::liveness(net, budget, &mut |siphon| never_empties(net, siphon, budget)) {
+            StructuralLiveness::Live(why) => answer(true, why.to_string()),
+            StructuralLiveness::NotLive(siphon) => answer(
+                false,
+                format!(
+                    "siphon {} holds no initially marked trap: not live by Commoner's theorem \
+                     for free-choice nets",
+                    place_list(net, &siphon)
+                ),
+            ),
+            StructuralLiveness::Unknown => return None,
         },
-        None => return None,
     };
-    let stats = Stats::new(Counters::default(), 0.0);
+    let stats = Stats::new(Counters::default(), started.elapsed().as_secs_f64());
     Some(Report::of_global(
         "structural",
         global,
@@ -230,6 +260,36 @@ pub(super) fn structural_liveness(net: &Net) -> Option<Report> {
         stats,
         Settings::default(),
     ))
+}
+
+/// Whether the state equation proves that no reachable marking empties `siphon` (places
+/// by index): no solution puts zero tokens on it.
+#[cfg(feature = "lp")]
+fn never_empties(net: &Net, siphon: &[usize], budget: &Budget) -> bool {
+    use crate::structural::state_equation::property::{check, Decision};
+    let places = siphon.iter().map(|&p| PlaceId(p as u32)).collect();
+    let empty = Formula::Le(Sum { places, constant: 0 }, Sum::constant(0));
+    check(net, &[empty], budget).decisions[0] == Some(Decision::Unreachable)
+}
+
+/// Without the `lp` feature nothing proves it.
+#[cfg(not(feature = "lp"))]
+fn never_empties(_: &Net, _: &[usize], _: &Budget) -> bool {
+    false
+}
+
+/// Places by index as `{p, q, …}`, the first few of a long list with the count of the rest.
+fn place_list(net: &Net, places: &[usize]) -> String {
+    const SHOWN: usize = 12;
+    let names: Vec<&str> = places
+        .iter()
+        .take(SHOWN)
+        .map(|&p| net.places[p].id.as_str())
+        .collect();
+    match places.len().saturating_sub(SHOWN) {
+        0 => format!("{{{}}}", names.join(", ")),
+        rest => format!("{{{}, … and {rest} more}}", names.join(", ")),
+    }
 }
 
 /// The question's answer from its properties' answers.
@@ -294,7 +354,8 @@ mod tests {
         let v = net.add_transition_between("v", &[s], &[z]);
         let w = net.add_transition_between("w", &[q], &[z]);
         assert_eq!(structurally_dead(&net), vec![u, v]);
-        assert!(structural_liveness(&net).is_some_and(|r| r.global.is_some_and(|g| g.value == Some(false))));
+        assert!(structural_liveness(&net, &Budget::new(None))
+            .is_some_and(|r| r.global.is_some_and(|g| g.value == Some(false))));
         let _ = (t, w);
     }
 }

@@ -155,7 +155,7 @@ fn check_once(model: &Arc<Model>, opts: &CheckOptions, aim: Aim, observer: &mut 
         return reduced::check(model, net, opts, aim, observer);
     }
     if let (Question::Liveness, Model::Net(net)) = (&opts.question, &**model) {
-        if let Some(report) = global::structural_liveness(net) {
+        if let Some(report) = global::structural_liveness(net, &global::structural_budget(opts)) {
             return Ok(report);
         }
     }

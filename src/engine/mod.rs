@@ -15,6 +15,7 @@
 mod budget;
 mod progress;
 mod report;
+pub(crate) mod sat;
 mod stats;
 
 pub(crate) use budget::Pacer;

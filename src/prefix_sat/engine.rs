@@ -4,7 +4,7 @@
 
 use super::formula::{PrefixFormula, Question};
 use super::reach;
-use super::solver::{Sat, Solved};
+use crate::engine::sat::{Sat, Solved};
 use crate::engine::Question as EngineQuestion;
 use crate::engine::{
     Asked, Budget, Counters, Engine, EngineError, Finding, FindingKind, Observer, Progress, PropertyAnswer,

@@ -15,7 +15,6 @@
 mod engine;
 mod formula;
 mod reach;
-mod solver;
 
 pub use crate::system::cnf::{Cnf, Lit};
 pub use engine::{PrefixSatCounters, PrefixSatOptions, PrefixSatSettings};

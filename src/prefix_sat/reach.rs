@@ -7,8 +7,8 @@
 //! clauses once; each property adds its target and is asked by assumption.
 
 use super::formula::{CutTokens, PrefixFormula};
-use super::solver::{Sat, Solved};
 use super::PrefixSatCounters;
+use crate::engine::sat::{Sat, Solved};
 use crate::engine::{
     Budget, EngineError, Observer, Progress, PropertyAnswer, Reached, StateEntries, StepNames, StopReason,
 };

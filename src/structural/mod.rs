@@ -12,6 +12,7 @@ mod engine;
 #[cfg(feature = "lp")]
 mod realise;
 pub(crate) mod reduce;
+pub(crate) mod siphon_trap;
 #[cfg(feature = "lp")]
 pub(crate) mod state_equation;
 

@@ -1,6 +1,7 @@
-//! The SAT solver behind the prefix check: batsat, fed incrementally (a blocking clause or
-//! a new counter column adds clauses; the question is chosen by assumptions), stopped by
-//! the budget through its `stop` callback.
+//! The SAT solver the engines share (the prefix check, the siphon-trap check): batsat, fed
+//! incrementally from a [`Cnf`] (a blocking clause or a new counter column adds clauses;
+//! the question is chosen by assumptions), stopped by the budget through its `stop`
+//! callback.
 
 use crate::engine::Budget;
 use crate::system::cnf::{Cnf, Lit};
