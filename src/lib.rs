@@ -104,7 +104,8 @@ pub use engine::{
     StopReason, Verdict, Witness, WitnessStep,
 };
 pub use mcc::{
-    answer as answer_mcc, property_id as mcc_property_id, Examination, MccAnswer, MccOptions, MccOutcome,
+    answer as answer_mcc, exact_bounds as mcc_exact_bounds, property_id as mcc_property_id, Examination,
+    MccAnswer, MccOptions, MccOutcome,
 };
 pub use parse::{load, load_str, read_text, Format, LoadError, LoadOptions, Loaded, ParseError};
 pub use source::Pos;

@@ -248,7 +248,11 @@ fn the_command_line_asks_each_question_and_prints_the_answer() {
     // The siphon theorems answer before any engine: the token ring is free-choice, the
     // ordered philosophers asymmetric-choice with forks a place invariant keeps (which
     // the state equation proves, so only with `lp`; the explicit search answers without).
-    let ordered = if cfg!(feature = "lp") { "asymmetric-choice" } else { "(explicit)" };
+    let ordered = if cfg!(feature = "lp") {
+        "asymmetric-choice"
+    } else {
+        "(explicit)"
+    };
     for (net, theorem) in [
         ("models/nets/token-ring-5.pnml", "Commoner's theorem"),
         ("models/nets/philosophers-ordered-5.pnml", ordered),
@@ -256,7 +260,10 @@ fn the_command_line_asks_each_question_and_prints_the_answer() {
         let out = qpor().args(["check", net, "--liveness"]).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{text}");
-        assert!(text.contains("liveness TRUE") && text.contains(theorem), "{net}: {text}");
+        assert!(
+            text.contains("liveness TRUE") && text.contains(theorem),
+            "{net}: {text}"
+        );
     }
 
     // One question per run; an unknown place is an error with its column.

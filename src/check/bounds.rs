@@ -58,6 +58,7 @@ pub(super) fn check(
         ..opts.clone()
     };
     let mut report = check_once(model, &first, Aim::Every, observer)?;
+    observer.bounds_known(&report.bounds);
     // The rounds end before the limit: the replay of the bounds' witnesses and the
     // lifting of a reduced net's witnesses come after them, and a walk's witnesses can
     // be hundreds of thousands of steps long (0.4 s to lift 16 of them on PGCD-D04N025).
@@ -145,6 +146,7 @@ pub(super) fn check(
                 _ => {}
             }
         }
+        observer.bounds_known(&report.bounds);
         report.stopped = answered.stopped;
         if !progress {
             break;

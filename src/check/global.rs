@@ -2,11 +2,13 @@
 //! properties: quasi-liveness (one `EF FIREABLE(t)` per transition: every one must hold)
 //! and a stable place (one `AG p = m0(p)` per place: one must hold). The answers of the
 //! properties decide the question; the run ends as soon as they do, not when every
-//! property is decided.
+//! property is decided. With a time limit the portfolio runs twice: on every property with
+//! half of the limit, then on the properties still open, with the reductions.
 //!
 //! Before any engine, the structure answers what it can in microseconds: a place no
 //! transition changes is stable; a transition needing more tokens on a place than it holds
-//! initially, when no transition adds tokens to that place, never fires.
+//! initially, when no transition adds tokens to that place, never fires; a net the siphon
+//! theorems prove live (`structural::siphon_trap`) is quasi-live.
 
 use super::{check_once, CheckOptions};
 use crate::engine::{
@@ -188,14 +190,54 @@ pub(super) fn check(
             },
         );
     }
+    // Two rounds when there is a time limit: the first with half of it, the second on the
+    // properties still open. An engine is handed the properties open when it starts, so
+    // the state equation, which settles hundreds of them one by one, spends its second
+    // slice on the few rare transitions or places the walks did not reach, and on a net
+    // reduced to what these read.
+    let started = opts.limits.started.unwrap_or_else(Instant::now);
+    let limits = |time_limit| super::Limits {
+        time_limit,
+        started: Some(started),
+        ..opts.limits.clone()
+    };
+    let first_limit = opts.limits.time_limit.map(|l| l.mul_f64(FIRST_ROUND_SHARE));
     let inner = CheckOptions {
-        question: Question::Reachability(properties.into()),
+        question: Question::Reachability(properties.clone().into()),
         // The properties read every transition (or every place): a reduction keeping them
         // would remove next to nothing.
         reduce: Some(false),
+        limits: limits(first_limit.or(opts.limits.time_limit)),
         ..opts.clone()
     };
     let mut report = check_once(model, &inner, aim, observer)?;
+    let deadline = opts.limits.time_limit.and_then(|l| started.checked_add(l));
+    let undecided = |r: &Report| aim.value(r.properties.iter().map(|a| a.value)).is_none();
+    if undecided(&report) && deadline.is_some_and(|d| Instant::now() < d) && first_limit.is_some() {
+        let open: Vec<Property> = properties
+            .iter()
+            .zip(&report.properties)
+            .filter(|(_, a)| a.value.is_none())
+            .map(|(p, _)| p.clone())
+            .collect();
+        // The few open properties read little of the net: the reductions pay again.
+        let second = CheckOptions {
+            question: Question::Reachability(open.into()),
+            limits: limits(opts.limits.time_limit),
+            reduce: opts.reduce,
+            ..inner.clone()
+        };
+        let answered = check_once(model, &second, aim, observer)?;
+        for answer in answered.properties {
+            if answer.value.is_some() {
+                if let Some(known) = report.properties.iter_mut().find(|a| a.id == answer.id) {
+                    *known = answer;
+                }
+            }
+        }
+        report.engines.extend(answered.engines);
+        report.stopped = answered.stopped;
+    }
     report.global = Some(decide(net, name, aim, &report.properties));
     report.verdict = match report.global.as_ref().and_then(|g| g.value) {
         Some(_) => crate::engine::Verdict::Answered,
@@ -206,6 +248,9 @@ pub(super) fn check(
     }
     Ok(report)
 }
+
+/// The first round's share of the time limit for quasi-liveness and a stable place.
+const FIRST_ROUND_SHARE: f64 = 0.5;
 
 /// The budget of a structural check run before the engines: a tenth of the time limit
 /// (a second without one), ended by an interrupt too.

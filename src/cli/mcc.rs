@@ -5,8 +5,12 @@ use super::check::EXIT_INTERNAL;
 use super::memory::MemoryArg;
 use super::{print_text, until_deadline, ProgressLine};
 use clap::Args;
-use qpor::{answer_mcc, mcc_property_id, EngineError, Examination, MccAnswer, MccOptions};
+use qpor::{
+    answer_mcc, mcc_exact_bounds, mcc_property_id, BoundAnswer, EngineError, Examination, MccAnswer,
+    MccOptions, Observer, Progress,
+};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long past its limit an answer is waited for (the engines stop within 0.2 s).
@@ -86,18 +90,29 @@ pub fn run(a: MccArgs) -> Result<u8, String> {
         .and_then(|l| started.checked_add(l))
         .and_then(|d| d.checked_add(LATE));
     let (dir, quiet) = (a.dir.clone(), a.quiet);
+    let exact: Arc<Mutex<Vec<MccAnswer>>> = Arc::default();
+    let known = exact.clone();
     let outcome = until_deadline(deadline, move || {
-        let mut progress = ProgressLine::new(!quiet);
-        let outcome = answer_mcc(&dir, &opts, &mut progress);
-        progress.finish();
+        let mut observer = Watching {
+            line: ProgressLine::new(!quiet),
+            exact: known,
+        };
+        let outcome = answer_mcc(&dir, &opts, &mut observer);
+        observer.line.finish();
         outcome
     });
     let Some(outcome) = outcome else {
-        // A property examination prints no line for an undecided property.
+        // A property examination prints no line for an undecided property; the bounds
+        // exact before the deadline are printed.
         if !Examination::from_name(&a_examination).is_some_and(Examination::asks_properties) {
             let id = fallback.unwrap_or_default();
             print_text(&format!("{}\n", MccAnswer::CannotCompute { id }))?;
         }
+        let lines: String = exact.lock().map_or_else(
+            |_| String::new(),
+            |exact| exact.iter().map(|a| format!("{a}\n")).collect(),
+        );
+        print_text(&lines)?;
         return Ok(3);
     };
     let outcome = match outcome {
@@ -148,5 +163,24 @@ fn check_examination_name(name: &str) -> Result<(), String> {
             "--examination {name}: not an examination of the Model Checking Contest (expected one of {})",
             CONTEST_EXAMINATIONS.join(", ")
         )),
+    }
+}
+
+/// The progress line, and the bounds a bounds check knew exactly between its rounds: a run
+/// that misses the deadline still gives those.
+struct Watching {
+    line: ProgressLine,
+    exact: Arc<Mutex<Vec<MccAnswer>>>,
+}
+
+impl Observer for Watching {
+    fn progress(&mut self, p: &Progress) {
+        self.line.progress(p);
+    }
+
+    fn bounds_known(&mut self, known: &[BoundAnswer]) {
+        if let Ok(mut exact) = self.exact.lock() {
+            *exact = mcc_exact_bounds(known);
+        }
     }
 }

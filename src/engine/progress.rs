@@ -16,6 +16,11 @@ pub struct Progress {
 pub trait Observer {
     /// Called with the engine's current counters.
     fn progress(&mut self, p: &Progress);
+
+    /// Called by a bounds check between its rounds with what it knows so far (every lower
+    /// bound replayed, every upper bound proved), so that a caller that gives up waiting
+    /// at its own deadline can still give the bounds already exact.
+    fn bounds_known(&mut self, _known: &[super::BoundAnswer]) {}
 }
 
 /// An observer that ignores everything.

@@ -24,7 +24,7 @@
 //! within the budget, `CANNOT_COMPUTE`.
 
 use crate::check::{check_shared, CheckOptions, EngineChoice, Limits, PortfolioChoice};
-use crate::engine::{Budget, EngineError, Observer, Question, Report, Verdict};
+use crate::engine::{BoundAnswer, Budget, EngineError, Observer, Question, Report, Verdict};
 use crate::parse::property::xml::{read_queries, Queries};
 use crate::parse::{load, pnml, LoadError, LoadOptions};
 use crate::system::invariants::{structural_safeness, Safeness};
@@ -315,26 +315,8 @@ pub fn answer(dir: &Path, opts: &MccOptions, observer: &mut dyn Observer) -> Res
             notes,
         };
         for b in &report.bounds {
-            match b.value() {
-                Some(value) => {
-                    let by = match (b.lower_by, b.upper_by) {
-                        (Some(l), Some(u)) if l != u => vec![l, u],
-                        (l, u) => vec![u.or(l).unwrap_or(report.engine)],
-                    };
-                    let mut techniques: Vec<&'static str> = Vec::new();
-                    for engine in by {
-                        for t in engine_techniques(engine, &report) {
-                            if !techniques.contains(&t) {
-                                techniques.push(t);
-                            }
-                        }
-                    }
-                    out.answers.push(MccAnswer::Bound {
-                        id: b.id.clone(),
-                        value,
-                        techniques,
-                    });
-                }
+            match bound_answer(b, Some(&report)) {
+                Some(answer) => out.answers.push(answer),
                 None => out.undecided.push(b.id.clone()),
             }
         }
@@ -448,6 +430,40 @@ fn structurally_safe(model: &Model, budget: &Budget) -> Option<Vec<&'static str>
     }
 }
 
+/// The contest's line for bound `b` when it is exact, naming the techniques of the engines
+/// that reached and proved it (within `report`'s run, when it is known).
+fn bound_answer(b: &BoundAnswer, report: Option<&Report>) -> Option<MccAnswer> {
+    let value = b.value()?;
+    let by = match (b.lower_by, b.upper_by) {
+        (Some(l), Some(u)) if l != u => vec![l, u],
+        (l, u) => vec![u.or(l).unwrap_or(report.map_or("explicit", |r| r.engine))],
+    };
+    let mut techniques: Vec<&'static str> = Vec::new();
+    for engine in by {
+        let names = match report {
+            Some(report) => engine_techniques(engine, report),
+            None => engine_names(engine),
+        };
+        for t in names {
+            if !techniques.contains(&t) {
+                techniques.push(t);
+            }
+        }
+    }
+    Some(MccAnswer::Bound {
+        id: b.id.clone(),
+        value,
+        techniques,
+    })
+}
+
+/// The contest's lines for the bounds of `known` that are exact: what a bounds check
+/// knew between its rounds ([`Observer::bounds_known`]), printed when the run did not
+/// come back by the deadline.
+pub fn exact_bounds(known: &[BoundAnswer]) -> Vec<MccAnswer> {
+    known.iter().filter_map(|b| bound_answer(b, None)).collect()
+}
+
 /// The contest's names for what produced `report`'s answer.
 fn techniques(report: &Report) -> Vec<&'static str> {
     engine_techniques(report.answered_by.unwrap_or(report.engine), report)
@@ -455,15 +471,7 @@ fn techniques(report: &Report) -> Vec<&'static str> {
 
 /// The contest's names for an answer of `engine` within `report`'s run.
 fn engine_techniques(engine: &str, report: &Report) -> Vec<&'static str> {
-    let mut out = match engine {
-        "qpor" => vec!["NET_UNFOLDING", "PARTIAL_ORDER_REDUCTION"],
-        "walk" => vec!["RANDOM_WALK"],
-        "stubborn" | "stubborn-best" => vec!["EXPLICIT", "STUBBORN_SETS"],
-        "lp" => vec!["STATE_EQUATION", "SAT_SMT"],
-        "prefix-sat" => vec!["NET_UNFOLDING", "SAT_SMT"],
-        "structural" => vec!["TOPOLOGICAL"],
-        _ => vec!["EXPLICIT"],
-    };
+    let mut out = engine_names(engine);
     if report.reduction.as_ref().is_some_and(|r| !r.rules.is_empty()) {
         out.push("STRUCTURAL_REDUCTION");
     }
@@ -471,6 +479,19 @@ fn engine_techniques(engine: &str, report: &Report) -> Vec<&'static str> {
         out.push("COLLATERAL_PROCESSING");
     }
     out
+}
+
+/// The contest's names for the technique of `engine`.
+fn engine_names(engine: &str) -> Vec<&'static str> {
+    match engine {
+        "qpor" => vec!["NET_UNFOLDING", "PARTIAL_ORDER_REDUCTION"],
+        "walk" => vec!["RANDOM_WALK"],
+        "stubborn" | "stubborn-best" => vec!["EXPLICIT", "STUBBORN_SETS"],
+        "lp" => vec!["STATE_EQUATION", "SAT_SMT"],
+        "prefix-sat" => vec!["NET_UNFOLDING", "SAT_SMT"],
+        "structural" => vec!["TOPOLOGICAL"],
+        _ => vec!["EXPLICIT"],
+    }
 }
 
 #[cfg(test)]
@@ -524,5 +545,29 @@ mod tests {
             "FORMULA X CANNOT_COMPUTE"
         );
         assert_eq!(MccAnswer::DoNotCompete.to_string(), "DO_NOT_COMPETE");
+    }
+
+    #[test]
+    fn a_run_cut_off_gives_the_bounds_already_exact() {
+        let exact = BoundAnswer {
+            upper: Some(3),
+            lower: 3,
+            lower_by: Some("walk"),
+            upper_by: Some("lp"),
+            ..BoundAnswer::initial("B0", 0)
+        };
+        let open = BoundAnswer {
+            upper: Some(5),
+            lower: 3,
+            ..BoundAnswer::initial("B1", 0)
+        };
+        let lines: Vec<String> = exact_bounds(&[exact, open])
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        assert_eq!(
+            lines,
+            ["FORMULA B0 3 TECHNIQUES RANDOM_WALK STATE_EQUATION SAT_SMT"]
+        );
     }
 }
