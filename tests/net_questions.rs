@@ -246,13 +246,8 @@ fn the_command_line_asks_each_question_and_prints_the_answer() {
     assert_eq!(json["bounds"][0]["upper"], 2);
 
     // The siphon theorems answer before any engine: the token ring is free-choice, the
-    // ordered philosophers asymmetric-choice with forks a place invariant keeps (which
-    // the state equation proves, so only with `lp`; the explicit search answers without).
-    let ordered = if cfg!(feature = "lp") {
-        "asymmetric-choice"
-    } else {
-        "(explicit)"
-    };
+    // ordered philosophers asymmetric-choice.
+    let ordered = "asymmetric-choice";
     for (net, theorem) in [
         ("models/nets/token-ring-5.pnml", "Commoner's theorem"),
         ("models/nets/philosophers-ordered-5.pnml", ordered),

@@ -190,18 +190,24 @@ pub(super) fn check(
             },
         );
     }
-    // Two rounds when there is a time limit: the first with half of it, the second on the
-    // properties still open. An engine is handed the properties open when it starts, so
-    // the state equation, which settles hundreds of them one by one, spends its second
-    // slice on the few rare transitions or places the walks did not reach, and on a net
-    // reduced to what these read.
+    // Two rounds of the portfolio when there is a time limit: the first with half of it,
+    // the second on the properties still open. A member is handed the properties open when
+    // it starts, so the state equation, which settles hundreds of them one by one, spends
+    // its second slice on the few rare transitions or places the walks did not reach, and
+    // on a net reduced to what these read.
     let started = opts.limits.started.unwrap_or_else(Instant::now);
     let limits = |time_limit| super::Limits {
         time_limit,
         started: Some(started),
         ..opts.limits.clone()
     };
-    let first_limit = opts.limits.time_limit.map(|l| l.mul_f64(FIRST_ROUND_SHARE));
+    // One engine alone runs once: a complete search would start again from nothing.
+    let portfolio = matches!(opts.engine, super::EngineChoice::Auto(_));
+    let first_limit = opts
+        .limits
+        .time_limit
+        .filter(|_| portfolio)
+        .map(|l| l.mul_f64(FIRST_ROUND_SHARE));
     let inner = CheckOptions {
         question: Question::Reachability(properties.clone().into()),
         // The properties read every transition (or every place): a reduction keeping them
