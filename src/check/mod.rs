@@ -159,8 +159,21 @@ fn check_once(model: &Arc<Model>, opts: &CheckOptions, aim: Aim, observer: &mut 
             return Ok(report);
         }
     }
+    check_planned(model, opts, aim, None, observer)
+}
+
+/// [`check_once`] without the reduction: the engines of the schedule on `model`, the
+/// refined members on `refinement`'s net when it is given and ready; every answer
+/// replayed on `model`.
+fn check_planned(
+    model: &Arc<Model>,
+    opts: &CheckOptions,
+    aim: Aim,
+    refinement: Option<portfolio::Refinement>,
+    observer: &mut dyn Observer,
+) -> RunResult {
     let planned = plan(opts, Shape::of(model));
-    let mut report = portfolio::run(model, opts, &planned, aim, observer)?;
+    let mut report = portfolio::run(model, opts, &planned, aim, refinement, observer)?;
     let engine = report.answered_by.unwrap_or(report.engine);
     let replay_error = |e: replay::ReplayError| EngineError::Internal(format!("{engine} engine: {e}"));
     if let Model::Net(net) = &**model {

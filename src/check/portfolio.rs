@@ -10,6 +10,13 @@
 //!
 //! One engine alone (`--engine qpor`, …) runs the same way, so the same bound holds.
 //!
+//! A portfolio may be handed a [`Refinement`]: a net worked out on a thread of its own,
+//! started once the first members had [`Refinement::after`] to answer, on which the
+//! members marked `refined` run when they start after it is ready (they wait for it; the
+//! others do not). The refined net has the given net's places and transitions, so the
+//! members' witnesses fire on the given net; their findings' states are described again
+//! on it before they are merged.
+//!
 //! On reachability properties the answers add up: a member started after others returned
 //! is asked only the properties still open, and the run ends as soon as every property is
 //! decided by some member, not only when one member decides them all.
@@ -19,10 +26,12 @@ use super::schedule::{Member, Planned};
 use crate::engine::Question;
 use crate::engine::{
     current_rss_bytes, Asked, BoundAnswer, Budget, CancelToken, Counters, EngineError, EngineRun, Observer,
-    Progress, PropertyAnswer, Report, RunEnd, RunResult, Settings, Stats, StopReason, Verdict,
+    Progress, PropertyAnswer, ReductionSummary, Report, RunEnd, RunResult, Settings, Stats, StopReason,
+    Verdict,
 };
 use crate::system::model::Model;
 use crate::system::property::{Formula, Property};
+use crate::system::state_after;
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::panic::{self, AssertUnwindSafe};
@@ -40,6 +49,49 @@ const TICK: Duration = Duration::from_millis(20);
 enum Message {
     Progress(Progress),
     Done(usize, Box<RunResult>),
+    Refined(Refined),
+}
+
+/// A net for the portfolio's `refined` members, worked out beside the others.
+pub(crate) struct Refinement {
+    /// How long after the portfolio's start the work begins: the first members' chance
+    /// to answer before it takes a core.
+    pub after: Duration,
+    /// How long, once started, the members that want the refined net wait for it: past
+    /// that (and [`GRACE`]) they run on the given net, and the work, still on its thread,
+    /// is no longer heard.
+    pub wait: Duration,
+    /// The work, within the budget it is given.
+    pub work: Box<dyn FnOnce(&Budget) -> Refined + Send>,
+}
+
+/// What a [`Refinement`] made.
+pub(crate) struct Refined {
+    /// The refined model; `None` when it is the given one.
+    pub model: Option<Arc<Model>>,
+    /// How many places it disconnected.
+    pub removed: u64,
+    /// How long the work took, in seconds.
+    pub seconds: f64,
+}
+
+/// Where the refinement of a run is.
+enum Refining {
+    /// None was asked.
+    None,
+    /// It starts at the given time, and may take the given time.
+    Pending(Instant, Duration, Box<dyn FnOnce(&Budget) -> Refined + Send>),
+    /// Its thread is working; it is given up at the given time.
+    Running(Instant),
+    /// It ended: the refined model, if any.
+    Done(Option<Arc<Model>>),
+}
+
+impl Refining {
+    /// Whether a member that runs on the refined net may start.
+    fn ready(&self) -> bool {
+        matches!(self, Refining::None | Refining::Done(_))
+    }
 }
 
 /// Sends an engine's progress to the waiting thread.
@@ -72,6 +124,7 @@ pub(crate) fn run(
     opts: &super::CheckOptions,
     planned: &Planned,
     aim: Aim,
+    refinement: Option<Refinement>,
     observer: &mut dyn Observer,
 ) -> RunResult {
     let started = opts.limits.started.unwrap_or_else(Instant::now);
@@ -79,6 +132,14 @@ pub(crate) fn run(
     let token = CancelToken::default();
     let (tx, rx) = mpsc::channel();
     let mut slots: Vec<Slot> = planned.members.iter().map(|_| Slot::Waiting).collect();
+    // When each member started and returned, and whether it ran on the refined net.
+    let mut times: Vec<(Option<Instant>, Option<Instant>)> = vec![(None, None); slots.len()];
+    let mut on_refined = vec![false; slots.len()];
+    let mut refining = match refinement {
+        Some(r) if planned.portfolio => Refining::Pending(Instant::now() + r.after, r.wait, r.work),
+        _ => Refining::None,
+    };
+    let mut refined_summary: Option<(u64, f64)> = None;
     let mut winner: Option<usize> = None;
     // The ids of the properties some member decided, with their values.
     let mut decided: HashMap<String, bool> = HashMap::new();
@@ -101,30 +162,54 @@ pub(crate) fn run(
     loop {
         let running = slots.iter().filter(|s| matches!(s, Slot::Running)).count();
         if !token.is_cancelled() {
+            if let Refining::Running(give_up) = refining {
+                if Instant::now() >= give_up {
+                    refining = Refining::Done(None);
+                }
+            }
+            if matches!(&refining, Refining::Pending(at, ..) if Instant::now() >= *at) {
+                let give_up = Refining::Running(Instant::now());
+                if let Refining::Pending(_, wait, work) = std::mem::replace(&mut refining, give_up) {
+                    refining = Refining::Running(Instant::now() + wait + GRACE);
+                    let budget = Budget::until(deadline, opts.limits.time_limit).with_cancel(token.clone());
+                    let tx = tx.clone();
+                    std::thread::spawn(move || {
+                        let _ = tx.send(Message::Refined(work(&budget)));
+                    });
+                }
+            }
             let mut free = planned.jobs.saturating_sub(running);
             for (i, member) in planned.members.iter().enumerate() {
                 if free == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
                     break;
                 }
-                if matches!(slots[i], Slot::Waiting) {
+                if matches!(slots[i], Slot::Waiting) && (!member.refined || refining.ready()) {
                     let question = open_question(&member.options.question, &decided, &simplified);
+                    let on = match &refining {
+                        Refining::Done(Some(refined)) if member.refined => refined,
+                        _ => model,
+                    };
+                    on_refined[i] = !Arc::ptr_eq(on, model);
                     spawn(
                         i,
                         member,
                         question,
-                        model,
+                        on,
                         deadline,
                         opts.limits.time_limit,
                         &token,
                         &tx,
                     );
                     slots[i] = Slot::Running;
+                    times[i].0 = Some(Instant::now());
                     free -= 1;
                 }
             }
         }
         let running = slots.iter().filter(|s| matches!(s, Slot::Running)).count();
-        if running == 0 {
+        let waiting = slots.iter().any(|s| matches!(s, Slot::Waiting));
+        // Members waiting for the refined net keep the run going while it is worked out.
+        if running == 0 && !(waiting && !refining.ready() && !token.is_cancelled()) {
             break;
         }
         if give_up_at.is_some_and(|t| Instant::now() >= t) {
@@ -135,9 +220,28 @@ pub(crate) fn run(
             }
             break;
         }
-        match rx.recv_timeout(TICK) {
+        // Wake for the refinement's start as well as for the members.
+        let wait = match &refining {
+            Refining::Pending(at, ..) => TICK.min(at.saturating_duration_since(Instant::now())),
+            _ => TICK,
+        };
+        match rx.recv_timeout(wait) {
             Ok(Message::Progress(p)) => observer.progress(&p),
-            Ok(Message::Done(i, result)) => {
+            // A refinement given up on is not heard any more.
+            Ok(Message::Refined(refined)) if matches!(refining, Refining::Running(_)) => {
+                refined_summary = Some((refined.removed, refined.seconds));
+                refining = Refining::Done(refined.model);
+            }
+            Ok(Message::Refined(_)) => {}
+            Ok(Message::Done(i, mut result)) => {
+                times[i].1 = Some(Instant::now());
+                if on_refined[i] {
+                    if let Ok(r) = result.as_mut() {
+                        if let Err(e) = restate(model, &planned.members[i].options, r) {
+                            *result = Err(e);
+                        }
+                    }
+                }
                 if let Ok(r) = result.as_ref() {
                     decided.extend(r.properties.iter().filter_map(|p| Some((p.id.clone(), p.value?))));
                     for (known, b) in bounds.iter_mut().zip(&r.bounds) {
@@ -195,7 +299,7 @@ pub(crate) fn run(
     if !planned.portfolio {
         return single_report(planned, slots, overall_stop, started);
     }
-    portfolio_report(
+    let mut report = portfolio_report(
         planned,
         slots,
         winner,
@@ -203,7 +307,48 @@ pub(crate) fn run(
         opts.all,
         &initial_bounds,
         started,
-    )
+    )?;
+    let since = |t: Option<Instant>| t.map(|t| t.saturating_duration_since(started).as_secs_f64());
+    for ((run, (start, end)), refined) in report.engines.iter_mut().zip(times).zip(on_refined) {
+        run.start_seconds = since(start);
+        run.end_seconds = since(end);
+        run.refined = refined;
+    }
+    // What the refinement did, for the caller that reduced the net to merge into its own
+    // summary: the places it disconnected count as removed.
+    if let (Some((removed, seconds)), Model::Net(net)) = (refined_summary, &**model) {
+        report.reduction = Some(ReductionSummary {
+            places_before: net.places.len() as u64,
+            places_after: (net.places.len() as u64).saturating_sub(removed),
+            transitions_before: net.transitions.len() as u64,
+            transitions_after: net.transitions.len() as u64,
+            rules: if removed > 0 {
+                vec![("implicit-place", removed)]
+            } else {
+                Vec::new()
+            },
+            seconds: 0.0,
+            beside_seconds: Some(seconds),
+        });
+    }
+    Ok(report)
+}
+
+/// `report`, of a member that ran on the refined net, with its findings' states described
+/// on `model`, the given net, where the replay checks them: the two differ on the places
+/// the refinement disconnected.
+fn restate(model: &Model, opts: &super::CheckOptions, report: &mut Report) -> Result<(), EngineError> {
+    if report.findings.is_empty() {
+        return Ok(());
+    }
+    let sys = model.system(&opts.asked_system())?;
+    for finding in &mut report.findings {
+        let state = state_after(&*sys, finding.witness.steps.iter().map(|s| s.id)).map_err(|e| {
+            EngineError::Internal(format!("a witness of the refined net on the given one: {e}"))
+        })?;
+        finding.state = sys.describe_state(&state);
+    }
+    Ok(())
 }
 
 /// Whether `report` settles the check: a deadlock or fault found (under `--all`, only when
@@ -323,11 +468,7 @@ fn single_report(
             report.engines.push(EngineRun {
                 engine: name,
                 ended: RunEnd::Abandoned,
-                verdict: None,
-                stopped: None,
-                error: None,
-                settings: Settings::default(),
-                stats: None,
+                ..EngineRun::default()
             });
             Ok(report)
         }
@@ -354,11 +495,7 @@ fn portfolio_report(
         let mut run = EngineRun {
             engine: name,
             ended: RunEnd::NotStarted,
-            verdict: None,
-            stopped: None,
-            error: None,
-            settings: Settings::default(),
-            stats: None,
+            ..EngineRun::default()
         };
         let mut report = None;
         let slot = match slot {
@@ -568,4 +705,63 @@ fn empty_stats(started: Instant) -> Stats {
 pub struct PortfolioCounters {
     /// Engines started.
     pub engines_started: u64,
+}
+
+#[cfg(all(test, feature = "lp"))]
+mod tests {
+    use super::*;
+    use crate::check::schedule::Member;
+    use crate::check::{CheckOptions, EngineChoice, EngineName, PortfolioChoice};
+    use crate::engine::Silent;
+    use crate::structural::{disconnect_implicit_places, Keep};
+    use crate::system::net::Net;
+
+    /// A member on the refined net finds the deadlock there; the portfolio describes its
+    /// state on the given net, where the implicit place still holds a token.
+    #[test]
+    fn a_member_on_the_refined_net_reports_states_of_the_given_one() {
+        // t takes a and c: c holds one token more than a, always, so it is implicit.
+        let (mut net, [a, b, c]) = Net::with_places([("a", 1), ("b", 0), ("c", 2)]);
+        let t = net.add_transition("t", None);
+        net.add_pre(t, a, 1);
+        net.add_pre(t, c, 1);
+        net.add_post(t, b, 1);
+        let model = Arc::new(Model::Net(net.clone()));
+        let opts = CheckOptions {
+            engine: EngineChoice::Auto(PortfolioChoice::default()),
+            ..CheckOptions::default()
+        };
+        let planned = Planned {
+            members: vec![Member {
+                choice: EngineName::Explicit,
+                options: opts.clone(),
+                slice: None,
+                refined: true,
+                quick: false,
+            }],
+            jobs: 1,
+            portfolio: true,
+        };
+        let refinement = Refinement {
+            after: Duration::ZERO,
+            wait: Duration::from_secs(60),
+            work: Box::new(move |budget| {
+                let disconnected = disconnect_implicit_places(&net, budget, &Keep::default());
+                Refined {
+                    model: Some(Arc::new(Model::Net(disconnected.net))),
+                    removed: disconnected.removed,
+                    seconds: disconnected.seconds,
+                }
+            }),
+        };
+        let report = run(&model, &opts, &planned, Aim::Every, Some(refinement), &mut Silent).unwrap();
+        assert_eq!(report.verdict, Verdict::Deadlock);
+        assert!(report.engines[0].refined);
+        assert!(report.engines[0].start_seconds.is_some() && report.engines[0].end_seconds.is_some());
+        let reduction = report.reduction.expect("the refinement's summary");
+        assert_eq!(reduction.rules, [("implicit-place", 1)]);
+        assert_eq!((reduction.places_before, reduction.places_after), (3, 2));
+        // On the refined net c is empty; on the given one it keeps a token.
+        assert_eq!(report.findings[0].state, "b, c");
+    }
 }

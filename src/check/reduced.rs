@@ -6,18 +6,28 @@
 //! lifted and replayed against the original property.
 
 use super::global::Aim;
-use super::{check_once, replay, CheckOptions};
+#[cfg(feature = "lp")]
+use super::portfolio::Refined;
+use super::portfolio::Refinement;
+use super::{check_planned, replay, CheckOptions, EngineChoice};
 use crate::engine::{
     Budget, EngineError, Finding, FindingKind, Observer, PropertyAnswer, Question, Report, RunResult,
     StepNames,
 };
-use crate::structural::{reduce_keeping, Keep, ReducedNet};
+#[cfg(feature = "lp")]
+use crate::structural::{disconnect_implicit_places, implicit_time_share};
+use crate::structural::{reduce_cheaply, reduce_keeping, Keep, ReducedNet};
 use crate::system::model::Model;
 use crate::system::net::{Net, TransId};
 use crate::system::property::Property;
 use crate::system::{classify_dead, state_after, ActionId, FiringError, System};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// How long the portfolio's first members run before the implicit-place programs take a
+/// core: the quick stubborn search's slice, in which most small nets are answered.
+#[cfg(feature = "lp")]
+const REFINE_AFTER: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Whether a check with `opts` on `model` runs on the reduced net: nets only, when asked
 /// (by default with the portfolio), for deadlocks and reachability properties; never for
@@ -53,11 +63,22 @@ pub(super) fn check(
     let keep = properties.as_ref().map_or_else(Keep::default, |properties| {
         Keep::read_by(net, properties.iter().map(|p| &p.formula))
     });
-    let reduction = reduce_keeping(net, &budget, &keep);
+    // The portfolio's first members start after the cheap rules; the implicit places are
+    // worked out beside them. One engine alone waits for every rule.
+    let portfolio = matches!(opts.engine, EngineChoice::Auto(_));
+    let reduction = if portfolio {
+        reduce_cheaply(net, &budget, &keep)
+    } else {
+        reduce_keeping(net, &budget, &keep)
+    };
     let question = match &properties {
         Some(properties) => Question::Reachability(renamed(&reduction, properties)?.into()),
         None => opts.question.clone(),
     };
+    let reduced = Arc::new(Model::Net(reduction.net.clone()));
+    let refinement = portfolio
+        .then(|| refinement(&reduced, &question, &budget))
+        .flatten();
     let inner = CheckOptions {
         reduce: Some(false),
         question,
@@ -65,12 +86,12 @@ pub(super) fn check(
         witness_states: false,
         ..opts.clone()
     };
-    let mut report = check_once(
-        &Arc::new(Model::Net(reduction.net.clone())),
-        &inner,
-        aim,
-        observer,
-    )?;
+    let mut report = check_planned(&reduced, &inner, aim, refinement, observer)?;
+    let mut summary = reduction.summary.clone();
+    if let Some(beside) = report.reduction.take() {
+        summary.merge_beside(beside);
+    }
+    report.reduce_seconds = Some(summary.seconds);
     if let Some(properties) = &properties {
         lift_answers(&reduction, net, properties, &mut report)?;
     }
@@ -84,8 +105,43 @@ pub(super) fn check(
         })?;
         *finding = lifted;
     }
-    report.reduction = Some(reduction.summary);
+    report.reduction = Some(summary);
     Ok(report)
+}
+
+/// The portfolio's refinement of `reduced`: its implicit places disconnected, keeping
+/// what the properties of `question` read, started after the quick members' slice.
+#[cfg(feature = "lp")]
+fn refinement(reduced: &Arc<Model>, question: &Question, budget: &Budget) -> Option<Refinement> {
+    let Model::Net(net) = &**reduced else {
+        return None;
+    };
+    let keep = match question {
+        Question::Reachability(properties) => Keep::read_by(net, properties.iter().map(|p| &p.formula)),
+        _ => Keep::default(),
+    };
+    let reduced = Arc::clone(reduced);
+    Some(Refinement {
+        after: REFINE_AFTER,
+        wait: implicit_time_share(budget),
+        work: Box::new(move |budget| {
+            let Model::Net(net) = &*reduced else {
+                unreachable!("checked above")
+            };
+            let disconnected = disconnect_implicit_places(net, budget, &keep);
+            Refined {
+                model: (disconnected.removed > 0).then(|| Arc::new(Model::Net(disconnected.net))),
+                removed: disconnected.removed,
+                seconds: disconnected.seconds,
+            }
+        }),
+    })
+}
+
+/// Without `lp` there are no implicit-place programs: nothing to refine.
+#[cfg(not(feature = "lp"))]
+fn refinement(_: &Arc<Model>, _: &Question, _: &Budget) -> Option<Refinement> {
+    None
 }
 
 /// `properties` over the reduced net (every place and transition they read was kept).

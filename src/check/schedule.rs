@@ -29,6 +29,13 @@ const BEST_FIRST_SLICE_UNLIMITED: Duration = Duration::from_secs(5);
 /// The share of the time limit the best-first stubborn search gets.
 const BEST_FIRST_SLICE_SHARE: f64 = 0.2;
 
+/// The first stubborn search's slice: enough to finish the small state spaces before
+/// the state equation pays for Z3's start-up (tens of milliseconds and of megabytes).
+const QUICK_SLICE: Duration = Duration::from_millis(20);
+
+/// The share of the time limit the first stubborn search gets at most.
+const QUICK_SLICE_SHARE: f64 = 0.01;
+
 /// The prefix + SAT check's slice without a time limit.
 const PREFIX_SAT_SLICE_UNLIMITED: Duration = Duration::from_secs(10);
 
@@ -83,13 +90,22 @@ pub(crate) struct Member {
     pub options: CheckOptions,
     /// How long it may run once started (`None`: until the check's deadline).
     pub slice: Option<Duration>,
+    /// Whether it runs on the refined net when the portfolio has one (the net without
+    /// its implicit places, worked out while the first members run): the searches,
+    /// whose states and independence it shrinks; not the walk and the state equation,
+    /// which start before it is ready.
+    pub refined: bool,
+    /// Whether this is the first, short stubborn search.
+    pub quick: bool,
 }
 
 impl Member {
     /// The engine's name in the portfolio's report: the stubborn search runs twice on
     /// nets, and the second says which it is.
     pub(crate) fn name(&self) -> &'static str {
-        if self.choice == EngineName::Stubborn && self.options.engine.order() == SearchOrder::Best {
+        if self.quick {
+            "stubborn-quick"
+        } else if self.choice == EngineName::Stubborn && self.options.engine.order() == SearchOrder::Best {
             "stubborn-best"
         } else {
             self.choice.name()
@@ -117,6 +133,8 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
                 choice: opts.engine.name(),
                 options: opts.clone(),
                 slice: None,
+                refined: false,
+                quick: false,
             }],
             jobs: 1,
             portfolio: false,
@@ -157,6 +175,12 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
     if opts.all {
         choices.retain(|&(c, _)| c != EngineName::Walk);
     }
+    // Before the state equation pays for Z3, a short stubborn search has its chance: the
+    // small state spaces end in it (the `quick` member).
+    let quick_at = choices
+        .iter()
+        .position(|&(c, _)| c == EngineName::Lp)
+        .filter(|_| choices.contains(&(EngineName::Stubborn, false)));
     let has = |choice: EngineName, best: bool| choices.contains(&(choice, best));
     let slice = |present: bool, share: f64, unlimited: Duration| {
         present.then(|| match opts.limits.time_limit {
@@ -196,7 +220,11 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
         ),
         _ => None,
     };
-    let members: Vec<Member> = choices
+    let quick_slice = match opts.limits.time_limit {
+        Some(limit) => limit.mul_f64(QUICK_SLICE_SHARE).min(QUICK_SLICE),
+        None => QUICK_SLICE,
+    };
+    let mut members: Vec<Member> = choices
         .into_iter()
         .enumerate()
         .map(|(i, (choice, best))| Member {
@@ -220,8 +248,23 @@ pub(crate) fn plan(opts: &CheckOptions, shape: Shape) -> Planned {
                 _ if Some(i) == first_search => first_slice,
                 _ => None,
             },
+            refined: !matches!(choice, EngineName::Walk | EngineName::Lp),
+            quick: false,
         })
         .collect();
+    if let Some(at) = quick_at {
+        let search = members
+            .iter()
+            .find(|m| m.choice == EngineName::Stubborn)
+            .expect("[qpor internal bug] the quick search needs the stubborn member");
+        let quick = Member {
+            slice: Some(quick_slice),
+            refined: false,
+            quick: true,
+            ..search.clone()
+        };
+        members.insert(at, quick);
+    }
     Planned {
         members,
         jobs,
@@ -269,13 +312,16 @@ mod tests {
         // On a net the state equation and the best-first search have their slices, and
         // one job shares what is left. A build without `lp` has no state equation: one
         // member fewer, and more left to share.
-        let lp = usize::from(cfg!(feature = "lp"));
+        // With `lp`, the quick stubborn search comes before it.
+        let lp = 2 * usize::from(cfg!(feature = "lp"));
         let one = plan(&opts(1), Shape::Net);
-        if lp == 1 {
-            assert_eq!(one.members[1].choice, EngineName::Lp);
-            assert_eq!(one.members[1].slice, Some(Duration::from_secs(2)));
+        if lp == 2 {
+            assert_eq!(one.members[1].name(), "stubborn-quick");
+            assert_eq!(one.members[1].slice, Some(Duration::from_millis(20)));
+            assert_eq!(one.members[2].choice, EngineName::Lp);
+            assert_eq!(one.members[2].slice, Some(Duration::from_secs(2)));
         }
-        let shared = if lp == 1 { 2500 } else { 3500 };
+        let shared = if lp == 2 { 2500 } else { 3500 };
         assert_eq!(one.members[1 + lp].slice, Some(Duration::from_millis(shared)));
         assert_eq!(one.members[2 + lp].name(), "stubborn-best");
         assert_eq!(one.members[2 + lp].options.engine.order(), SearchOrder::Best);
@@ -285,7 +331,7 @@ mod tests {
         let one = plan(&opts(1), Shape::UnitNet);
         assert_eq!(one.members[3 + lp].choice, EngineName::PrefixSat);
         assert_eq!(one.members[3 + lp].slice, Some(Duration::from_secs(3)));
-        let shared = if lp == 1 { 1000 } else { 2000 };
+        let shared = if lp == 2 { 1000 } else { 2000 };
         assert_eq!(one.members[1 + lp].slice, Some(Duration::from_millis(shared)));
     }
 
@@ -304,29 +350,27 @@ mod tests {
             expected
                 .iter()
                 .copied()
-                .filter(|n| cfg!(feature = "lp") || *n != "lp")
+                .filter(|n| cfg!(feature = "lp") || !["lp", "stubborn-quick"].contains(n))
                 .collect::<Vec<_>>()
         };
         assert_eq!(
             names(plan(&opts, Shape::Program)),
             ["walk", "stubborn", "qpor", "explicit"]
         );
-        assert_eq!(
-            names(plan(&opts, Shape::Net)),
-            names_of(&["walk", "lp", "stubborn", "stubborn-best", "qpor", "explicit"])
-        );
-        assert_eq!(
-            names(plan(&opts, Shape::UnitNet)),
-            names_of(&[
-                "walk",
-                "lp",
-                "stubborn",
-                "stubborn-best",
-                "prefix-sat",
-                "qpor",
-                "explicit"
-            ])
-        );
+        let net = [
+            "walk",
+            "stubborn-quick",
+            "lp",
+            "stubborn",
+            "stubborn-best",
+            "qpor",
+            "explicit",
+        ];
+        assert_eq!(names(plan(&opts, Shape::Net)), names_of(&net));
+        // A net shaped like a safe one has prefix-sat before QPOR.
+        let mut unit = net.to_vec();
+        unit.insert(5, "prefix-sat");
+        assert_eq!(names(plan(&opts, Shape::UnitNet)), names_of(&unit));
         // Asked for best first, the one stubborn search is; `--all` explores everything
         // either way.
         let best = CheckOptions {
@@ -339,7 +383,14 @@ mod tests {
         };
         assert_eq!(
             names(plan(&best, Shape::Net)),
-            names_of(&["walk", "lp", "stubborn-best", "qpor", "explicit"])
+            names_of(&[
+                "walk",
+                "stubborn-quick",
+                "lp",
+                "stubborn-best",
+                "qpor",
+                "explicit"
+            ])
         );
         let all = CheckOptions {
             all: true,
@@ -347,7 +398,7 @@ mod tests {
         };
         assert_eq!(
             names(plan(&all, Shape::Net)),
-            names_of(&["lp", "stubborn", "qpor", "explicit"])
+            names_of(&["stubborn-quick", "lp", "stubborn", "qpor", "explicit"])
         );
         let one_safe = CheckOptions {
             question: crate::engine::Question::OneSafe,

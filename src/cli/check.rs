@@ -429,6 +429,7 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
         let report = Report::new(engine.name(), Vec::new(), Some(why), stats, Settings::default());
         return print_report(&a, &report);
     };
+    let read_seconds = started.elapsed().as_secs_f64();
     let (loaded, system) = loaded?;
     refuse_options_of_other_models(&a, &loaded.model)?;
     let question = question(&a, &loaded.model)?;
@@ -466,7 +467,10 @@ pub fn run(a: CheckArgs) -> Result<u8, String> {
     progress.finish();
     let shown = a.model.shown();
     let report = match result {
-        Ok(report) => report,
+        Ok(report) => Report {
+            read_seconds: Some(read_seconds),
+            ..report
+        },
         Err(e @ EngineError::Internal(_)) => {
             eprintln!("error: {shown}: {e}");
             return Ok(EXIT_INTERNAL);

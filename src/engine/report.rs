@@ -385,6 +385,13 @@ pub struct Report {
     /// findings are those of the original net (lifted, then replayed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reduction: Option<ReductionSummary>,
+    /// The time spent reading the model, in seconds, when the caller measured it (the
+    /// command line does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_seconds: Option<f64>,
+    /// The time spent reducing the net before the first engine started, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduce_seconds: Option<f64>,
     /// What was done to the findings after the engines (e.g. a witness shortened).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -406,8 +413,29 @@ pub struct ReductionSummary {
     /// applied are left out.
     #[serde(serialize_with = "serialize_rules")]
     pub rules: Vec<(&'static str, u64)>,
-    /// Time spent reducing, in seconds.
+    /// Time spent reducing before the engines started, in seconds.
     pub seconds: f64,
+    /// Time of the rules that ran beside the engines (the implicit places, for the
+    /// portfolio), in seconds, when some did: their removals count in `rules` and
+    /// `places_after` only if they ended before the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beside_seconds: Option<f64>,
+}
+
+impl ReductionSummary {
+    /// This summary with `beside`'s, the summary of the rules that ran beside the engines
+    /// on the net this one made: their removals and their time.
+    pub fn merge_beside(&mut self, beside: ReductionSummary) {
+        let removed = beside.places_before.saturating_sub(beside.places_after);
+        self.places_after = self.places_after.saturating_sub(removed);
+        for (rule, n) in beside.rules {
+            match self.rules.iter_mut().find(|(r, _)| *r == rule) {
+                Some((_, count)) => *count += n,
+                None => self.rules.push((rule, n)),
+            }
+        }
+        self.beside_seconds = Some(self.beside_seconds.unwrap_or(0.0) + beside.beside_seconds.unwrap_or(0.0));
+    }
 }
 
 fn serialize_rules<S: Serializer>(rules: &[(&'static str, u64)], s: S) -> Result<S::Ok, S::Error> {
@@ -415,7 +443,7 @@ fn serialize_rules<S: Serializer>(rules: &[(&'static str, u64)], s: S) -> Result
 }
 
 /// How one engine of a portfolio ended.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RunEnd {
     /// Its answer is the report's.
@@ -429,6 +457,7 @@ pub enum RunEnd {
     /// It could not run on this model.
     Failed,
     /// It had not started when the check ended.
+    #[default]
     NotStarted,
     /// It did not stop in time after being told to; its numbers are unknown.
     Abandoned,
@@ -603,7 +632,7 @@ pub struct Reached {
 }
 
 /// One engine of a portfolio run.
-#[derive(Clone, PartialEq, Debug, Serialize)]
+#[derive(Clone, PartialEq, Debug, Default, Serialize)]
 pub struct EngineRun {
     /// The engine's name.
     pub engine: &'static str,
@@ -624,6 +653,15 @@ pub struct EngineRun {
     /// Its counters, when it returned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<Stats>,
+    /// When it started, in seconds since the check started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_seconds: Option<f64>,
+    /// When its answer reached the portfolio, in seconds since the check started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_seconds: Option<f64>,
+    /// Whether it ran on the refined net (the reduced net without its implicit places).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub refined: bool,
 }
 
 impl Report {
@@ -661,6 +699,8 @@ impl Report {
             answered_by: None,
             engines: Vec::new(),
             reduction: None,
+            read_seconds: None,
+            reduce_seconds: None,
             notes: Vec::new(),
         }
     }

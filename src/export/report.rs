@@ -209,6 +209,9 @@ pub fn reduction_text(r: &ReductionSummary) -> String {
         let _ = write!(s, " ({})", rules.join(", "));
     }
     let _ = write!(s, ", {:.3} s", r.seconds);
+    if let Some(beside) = r.beside_seconds {
+        let _ = write!(s, ", {beside:.3} s beside the engines");
+    }
     s
 }
 
@@ -425,6 +428,10 @@ struct ReportJson<'r> {
     engines: &'r [EngineRun],
     #[serde(skip_serializing_if = "Option::is_none")]
     reduction: Option<&'r ReductionSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reduce_seconds: Option<f64>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     notes: &'r [String],
 }
@@ -459,6 +466,8 @@ fn report_view<'r>(model: &'r str, report: &'r Report) -> ReportJson<'r> {
         answered_by: report.answered_by,
         engines: &report.engines,
         reduction: report.reduction.as_ref(),
+        read_seconds: report.read_seconds,
+        reduce_seconds: report.reduce_seconds,
         notes: &report.notes,
     }
 }

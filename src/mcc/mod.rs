@@ -522,6 +522,7 @@ mod tests {
             transitions_after: 1,
             rules: vec![("post-agglomeration", 1)],
             seconds: 0.0,
+            beside_seconds: None,
         });
         assert_eq!(
             techniques(&report),

@@ -18,4 +18,7 @@ pub(crate) mod state_equation;
 
 #[cfg(feature = "lp")]
 pub use engine::{LpCounters, LpOptions};
+pub(crate) use reduce::reduce_cheaply;
+#[cfg(feature = "lp")]
+pub(crate) use reduce::{disconnect_implicit_places, implicit_time_share};
 pub use reduce::{reduce, reduce_keeping, Keep, ReducedNet};

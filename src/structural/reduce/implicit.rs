@@ -31,11 +31,14 @@ const BUDGET_SHARE: u32 = 20;
 
 /// When the implicit-place programs of a reduction starting now must end.
 pub(super) fn deadline(budget: &Budget) -> Instant {
-    let now = Instant::now();
-    let share = budget.deadline().map_or(MAX_TIME, |d| {
-        (d.saturating_duration_since(now) / BUDGET_SHARE).min(MAX_TIME)
-    });
-    now + share
+    Instant::now() + share(budget)
+}
+
+/// How long the implicit-place programs of a reduction starting now may take.
+pub(super) fn share(budget: &Budget) -> Duration {
+    budget.deadline().map_or(MAX_TIME, |d| {
+        (d.saturating_duration_since(Instant::now()) / BUDGET_SHARE).min(MAX_TIME)
+    })
 }
 
 /// Removes the implicit places of `net` it can show within `until` (and the budget);

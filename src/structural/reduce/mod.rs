@@ -250,16 +250,92 @@ pub fn reduce(net: &Net, budget: &Budget) -> ReducedNet {
 /// Reduces `net` as [`reduce`] does, leaving what `keep` names as it is: the reduced net
 /// then also gives every reachability property over kept things its original value.
 pub fn reduce_keeping(net: &Net, budget: &Budget, keep: &Keep) -> ReducedNet {
+    reduce_with(net, budget, keep, true)
+}
+
+/// [`reduce_keeping`] without the implicit-place rule: the rules that look at the net's
+/// arcs only, which take milliseconds where the implicit-place programs may take a
+/// second. The portfolio runs these before its first engine, and the implicit places
+/// beside the engines ([`disconnect_implicit_places`]).
+pub(crate) fn reduce_cheaply(net: &Net, budget: &Budget, keep: &Keep) -> ReducedNet {
+    reduce_with(net, budget, keep, false)
+}
+
+/// The net of `net` without its implicit places, as the rule of `implicit` finds them
+/// within its time share of `budget`, and without touching what `keep` names.
+///
+/// The places are not taken out but disconnected: no arc touches them and they hold no
+/// token. Places and transitions keep their ids, so a firing sequence, a property and a
+/// NUPN unit (which says "at most one token") mean the same on both nets, and a firing
+/// sequence of one fires on the other (an implicit place never disables a transition);
+/// only the disconnected places' tokens differ.
+#[cfg(feature = "lp")]
+pub(crate) fn disconnect_implicit_places(net: &Net, budget: &Budget, keep: &Keep) -> Disconnected {
+    let start = Instant::now();
+    let mut work = WorkNet::new(net, keep);
+    let adjacency = work.adjacency();
+    let removed = implicit::implicit_places(&mut work, &adjacency, budget, implicit::deadline(budget));
+    let mut disconnected = net.clone();
+    if removed > 0 {
+        let gone: Vec<bool> = work.places.iter().map(|p| !p.alive).collect();
+        for (place, &gone) in disconnected.places.iter_mut().zip(&gone) {
+            if gone {
+                place.initial = 0;
+            }
+        }
+        for t in &mut disconnected.transitions {
+            t.pre.retain(|(p, _)| !gone[p.index()]);
+            t.post.retain(|(p, _)| !gone[p.index()]);
+            t.read.retain(|p| !gone[p.index()]);
+        }
+    }
+    Disconnected {
+        net: disconnected,
+        removed,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// How long [`disconnect_implicit_places`] may take when it starts now within `budget`
+/// (its linear programs end then; one already built may still run to its own timeout).
+#[cfg(feature = "lp")]
+pub(crate) fn implicit_time_share(budget: &Budget) -> std::time::Duration {
+    implicit::share(budget)
+}
+
+/// What [`disconnect_implicit_places`] made of a net.
+#[cfg(feature = "lp")]
+#[derive(Clone, Debug)]
+pub(crate) struct Disconnected {
+    /// The net, its implicit places disconnected.
+    pub net: Net,
+    /// How many places were disconnected.
+    pub removed: u64,
+    /// The time the linear programs took, in seconds.
+    pub seconds: f64,
+}
+
+/// Reduces `net` keeping what `keep` names, with the implicit-place rule when `implicit`.
+fn reduce_with(net: &Net, budget: &Budget, keep: &Keep, implicit: bool) -> ReducedNet {
     let start = Instant::now();
     #[cfg(feature = "lp")]
-    let implicit_until = implicit::deadline(budget);
+    let implicit_until = if implicit {
+        implicit::deadline(budget)
+    } else {
+        start
+    };
     // Without `lp` no rule reads it.
     #[cfg(not(feature = "lp"))]
-    let implicit_until = start;
+    let (implicit_until, _) = (start, implicit);
     let mut work = WorkNet::new(net, keep);
     let mut counts = [0u64; RULES.len()];
     'rounds: while budget.exhausted().is_none() {
         for (i, rule) in RULES.iter().enumerate() {
+            // Even a rule with no time left starts Z3: skipped rather than asked.
+            #[cfg(feature = "lp")]
+            if *rule == Rule::ImplicitPlace && !implicit {
+                continue;
+            }
             let applied = rule.apply(&mut work, budget, implicit_until);
             if applied > 0 {
                 counts[i] += applied;
@@ -289,6 +365,7 @@ pub fn reduce_keeping(net: &Net, budget: &Budget, keep: &Keep) -> ReducedNet {
         transitions_after: reduced.transitions.len() as u64,
         rules,
         seconds: start.elapsed().as_secs_f64(),
+        beside_seconds: None,
     };
     ReducedNet {
         net: reduced,

@@ -97,3 +97,48 @@ fn a_transition_starved_by_a_place_that_never_grows_is_dead() {
     assert!(reduced.summary.rules.iter().any(|(r, _)| *r == "dead-transition"));
     assert_eq!(reduced.net.transitions.len(), 0);
 }
+
+/// An implicit place is disconnected, not removed: the net keeps its ids, and every
+/// marking reachable in the original enables the same transitions in the disconnected
+/// net after the same firing sequence.
+#[cfg(feature = "lp")]
+#[test]
+fn a_disconnected_implicit_place_keeps_the_firing_sequences() {
+    use std::collections::VecDeque;
+    // c mirrors a plus one token: implicit. b is a real constraint on t2.
+    let original = net(
+        &[("a", 1), ("c", 2)],
+        &["t1: a c -> b", "t2: b -> a c", "t3: b -> d"],
+    );
+    let out = disconnect_implicit_places(&original, &Budget::unlimited(), &Keep::default());
+    assert_eq!(out.removed, 1);
+    let c = original.places.iter().position(|p| p.id == "c").unwrap();
+    assert_eq!(out.net.places.len(), original.places.len());
+    assert_eq!(out.net.transitions.len(), original.transitions.len());
+    assert_eq!(out.net.places[c].initial, 0);
+    assert!(out.net.transitions.iter().all(|t| {
+        t.pre.iter().chain(&t.post).all(|(p, _)| p.index() != c) && t.read.iter().all(|p| p.index() != c)
+    }));
+    // Both nets, fired in lockstep from their initial markings.
+    let enabled = |net: &Net, m: &[u32]| -> Vec<bool> {
+        (0..net.transitions.len())
+            .map(|t| net.fire(&mut m.to_vec(), TransId(t as u32)))
+            .collect()
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = VecDeque::from([(original.initial_marking(), out.net.initial_marking())]);
+    while let Some((m, r)) = queue.pop_front() {
+        if !seen.insert(m.clone()) {
+            continue;
+        }
+        assert_eq!(enabled(&original, &m), enabled(&out.net, &r), "at {m:?}");
+        for t in 0..original.transitions.len() {
+            let (mut m2, mut r2) = (m.clone(), r.clone());
+            if original.fire(&mut m2, TransId(t as u32)) {
+                assert!(out.net.fire(&mut r2, TransId(t as u32)));
+                queue.push_back((m2, r2));
+            }
+        }
+    }
+    assert!(seen.len() >= 3);
+}
