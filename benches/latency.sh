@@ -63,8 +63,11 @@ for line in open(os.path.join(directory, "verdicts.tsv")):
         answer = {"deadlock": "TRUE", "no-deadlock": "FALSE"}.get(verdict)
         by = report.get("answered_by") or report.get("engine", "-")
         member = next((e for e in report.get("engines", []) if e["engine"] == by), None)
+        # A binary from before the members' times were reported: the member's own seconds.
         if member and "start_seconds" in member and "end_seconds" in member:
             own = member["end_seconds"] - member["start_seconds"]
+        elif member:
+            own = member.get("stats", {}).get("seconds", 0.0)
         else:
             own = report.get("stats", {}).get("seconds", 0.0)
         mark = "-" if answer is None else ("ok" if answer == published else "WRONG")
