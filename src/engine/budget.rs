@@ -225,6 +225,10 @@ pub enum StopReason {
 impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // The quick stubborn search's 20 ms slice would read "0.0 s" at one decimal.
+            StopReason::TimeLimit { seconds } if *seconds < 0.1 => {
+                write!(f, "time limit of {seconds:.3} s reached")
+            }
             StopReason::TimeLimit { seconds } => write!(f, "time limit of {seconds:.1} s reached"),
             StopReason::StateLimit(n) => write!(f, "state limit of {n} reached"),
             StopReason::EventLimit(n) => write!(f, "event limit of {n} reached"),
