@@ -30,7 +30,14 @@ fn deadlocking_philosophers_exit_1_with_a_named_witness() {
     let o = qpor_exits(&["check", "models/nets/philosophers-5.pnml"], 1);
     let out = stdout(&o);
     assert!(out.contains("deadlock found"), "{out}");
-    assert!(out.contains("witness (5 steps)"), "{out}");
+    // Every philosopher takes a first fork: five steps at least (the walk's witness may
+    // take detours; it is replayed either way).
+    let steps: usize = out
+        .split_once("witness (")
+        .and_then(|(_, rest)| rest.split_once(" steps)"))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("no witness length: {out}"));
+    assert!(steps >= 5, "{out}");
     for i in 0..5 {
         assert!(out.contains(&format!("take_first_{i}")), "{out}");
     }
@@ -663,7 +670,7 @@ fn auto_names_the_engine_that_answered_and_lists_every_engine() {
     // The portfolio ran on the reduced net, and says so; the witness is the original's.
     assert_eq!(v["reduction"]["places_before"], 20, "{v}");
     assert_eq!(v["reduction"]["rules"]["post-agglomeration"], 5, "{v}");
-    assert_eq!(v["witness"].as_array().unwrap().len(), 5, "{v}");
+    assert!(v["witness"].as_array().unwrap().len() >= 5, "{v}");
     let winner = engines.iter().find(|e| e["engine"] == by).unwrap();
     assert_eq!(winner["ended"], "answered");
     assert_eq!(winner["verdict"], "deadlock");

@@ -202,9 +202,10 @@ fn the_dead_marking_and_a_saved_witness_are_drawn_on_the_net() {
     );
     let dot = out(&o);
     assert!(dot.contains("filled: the dead marking"), "{dot}");
-    // The five places of the dead marking, and the five transitions fired once each.
+    // The five places of the dead marking, and the transitions fired on the way: the five
+    // first takes at least (the walk's witness may take detours).
     assert_eq!(dot.matches("lightgoldenrod1").count(), 5, "{dot}");
-    assert_eq!(dot.matches("×1").count(), 5, "{dot}");
+    assert!(dot.matches('×').count() >= 5, "{dot}");
     let net = write(dir.path(), "twins.pnml", TWINS);
     let witness = write(dir.path(), "w.json", r#"{"witness": [{"id": "t1"}]}"#);
     let spec = format!("witness={}", witness.display());
@@ -452,7 +453,7 @@ fn a_saved_witness_replays_and_a_broken_one_says_where() {
     );
     let o = qpor_exits(&["replay", "models/nets/philosophers-5.pnml", f], 0);
     assert!(
-        out(&o).contains("the witness replays: 5 steps to a deadlock"),
+        out(&o).contains("the witness replays: ") && out(&o).contains(" steps to a deadlock"),
         "{}",
         out(&o)
     );
@@ -482,9 +483,14 @@ fn a_saved_witness_replays_and_a_broken_one_says_where() {
         "{v}"
     );
     w["witness"][0]["id"] = "no-such-transition".into();
+    let steps = w["witness"].as_array().unwrap().len();
     std::fs::write(&file, w.to_string()).unwrap();
     let o = qpor_exits(&["replay", "models/nets/philosophers-5.pnml", f], 1);
-    assert!(out(&o).contains("fails at step 1 of 4"), "{}", out(&o));
+    assert!(
+        out(&o).contains(&format!("fails at step 1 of {steps}")),
+        "{}",
+        out(&o)
+    );
 }
 
 #[test]
