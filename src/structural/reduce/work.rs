@@ -106,11 +106,50 @@ fn weight(arcs: &[(u32, u32)], p: u32) -> u32 {
 /// Which alive transitions consume, produce and read each place.
 pub(super) struct Adjacency {
     /// Per place: transitions with an input arc from it.
-    pub(super) consumers: Vec<Vec<u32>>,
+    pub(super) consumers: PerPlace,
     /// Per place: transitions with an output arc to it.
-    pub(super) producers: Vec<Vec<u32>>,
+    pub(super) producers: PerPlace,
     /// Per place: transitions reading it.
-    pub(super) readers: Vec<Vec<u32>>,
+    pub(super) readers: PerPlace,
+}
+
+/// A list of transitions per place, in increasing order, stored in one array: the
+/// reduction builds the adjacency again after every rule, and a vector per place made
+/// the allocator half of the rules' time on nets of 100 000 places.
+pub(super) struct PerPlace {
+    /// Where each place's list starts in `items`; one more entry than places.
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl PerPlace {
+    /// The lists of `places` places from the (place, transition) pairs `pairs` gives,
+    /// called twice (once to count, once to fill) in the same order.
+    fn build<I: Iterator<Item = (u32, u32)>>(places: usize, pairs: impl Fn() -> I) -> PerPlace {
+        let mut start = vec![0u32; places + 1];
+        for (p, _) in pairs() {
+            start[p as usize + 1] += 1;
+        }
+        for p in 0..places {
+            start[p + 1] += start[p];
+        }
+        let mut next = start.clone();
+        let mut items = vec![0u32; start[places] as usize];
+        for (p, t) in pairs() {
+            let at = &mut next[p as usize];
+            items[*at as usize] = t;
+            *at += 1;
+        }
+        PerPlace { start, items }
+    }
+}
+
+impl std::ops::Index<usize> for PerPlace {
+    type Output = [u32];
+
+    fn index(&self, p: usize) -> &[u32] {
+        &self.items[self.start[p] as usize..self.start[p + 1] as usize]
+    }
 }
 
 /// The net being reduced, and what the rules have recorded so far.
@@ -175,24 +214,18 @@ impl WorkNet {
     /// Who consumes, produces and reads each place, among the alive transitions.
     pub(super) fn adjacency(&self) -> Adjacency {
         let n = self.places.len();
-        let mut adj = Adjacency {
-            consumers: vec![Vec::new(); n],
-            producers: vec![Vec::new(); n],
-            readers: vec![Vec::new(); n],
-        };
-        for t in self.alive_transitions() {
-            let tr = &self.trans[t as usize];
-            for &(p, _) in &tr.pre {
-                adj.consumers[p as usize].push(t);
-            }
-            for &(p, _) in &tr.post {
-                adj.producers[p as usize].push(t);
-            }
-            for &p in &tr.read {
-                adj.readers[p as usize].push(t);
-            }
+        let alive = || self.alive_transitions().map(|t| (t, &self.trans[t as usize]));
+        Adjacency {
+            consumers: PerPlace::build(n, || {
+                alive().flat_map(|(t, tr)| tr.pre.iter().map(move |&(p, _)| (p, t)))
+            }),
+            producers: PerPlace::build(n, || {
+                alive().flat_map(|(t, tr)| tr.post.iter().map(move |&(p, _)| (p, t)))
+            }),
+            readers: PerPlace::build(n, || {
+                alive().flat_map(|(t, tr)| tr.read.iter().map(move |&p| (p, t)))
+            }),
         }
-        adj
     }
 
     /// Removes place `p` and every arc to or from it.
