@@ -167,15 +167,18 @@ pub(crate) fn run(
                     refining = Refining::Done(None);
                 }
             }
-            if matches!(&refining, Refining::Pending(at, ..) if Instant::now() >= *at) {
-                let give_up = Refining::Running(Instant::now());
-                if let Refining::Pending(_, wait, work) = std::mem::replace(&mut refining, give_up) {
-                    refining = Refining::Running(Instant::now() + wait + GRACE);
-                    let budget = Budget::until(deadline, opts.limits.time_limit).with_cancel(token.clone());
-                    let tx = tx.clone();
-                    std::thread::spawn(move || {
-                        let _ = tx.send(Message::Refined(work(&budget)));
-                    });
+            if let Refining::Pending(at, wait, _) = &refining {
+                let now = Instant::now();
+                if now >= *at {
+                    let give_up = Refining::Running(now + *wait + GRACE);
+                    if let Refining::Pending(.., work) = std::mem::replace(&mut refining, give_up) {
+                        let budget =
+                            Budget::until(deadline, opts.limits.time_limit).with_cancel(token.clone());
+                        let tx = tx.clone();
+                        std::thread::spawn(move || {
+                            let _ = tx.send(Message::Refined(work(&budget)));
+                        });
+                    }
                 }
             }
             let mut free = planned.jobs.saturating_sub(running);
